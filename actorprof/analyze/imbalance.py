@@ -1,0 +1,116 @@
+"""Load-imbalance metrics over per-PE loads (see docs/metrics.md for sources).
+
+For loads x_1..x_N with mean m and maximum M:
+
+- ``max_over_mean`` = M / m (Pipit, Hatchet "imbalance");
+- ``craypat_imbalance_pct`` = 100 (M - m) / M * N / (N - 1) (CrayPat "Imb%");
+- ``pop_load_balance`` = m / M (POP load-balance efficiency);
+- ``cv`` = population standard deviation / m (coefficient of variation);
+- stragglers: PEs whose load is above the median by more than 3 robust
+  standard deviations (1.4826 x the median absolute deviation), largest first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Imbalance", "imbalance", "STRAGGLER_RULE"]
+
+#: How stragglers are chosen, in words (shown in summaries and docs).
+STRAGGLER_RULE = (
+    "load > median + 3 x 1.4826 x MAD (robust z-score above 3), largest first"
+)
+_MAD_TO_SIGMA = 1.4826
+_Z = 3.0
+
+
+@dataclass(frozen=True)
+class Imbalance:
+    """Imbalance of one load over PEs. Undefined ratios are None."""
+
+    n: int
+    total: float
+    mean: float
+    median: float
+    min: float
+    max: float
+    max_pe: int | None
+    std: float
+    max_over_mean: float | None
+    craypat_imbalance_pct: float | None
+    pop_load_balance: float | None
+    cv: float | None
+    stragglers: list[int] = field(default_factory=list)
+    straggler_rule: str = STRAGGLER_RULE
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def imbalance(loads: pd.Series | np.ndarray, *, max_stragglers: int = 5) -> Imbalance:
+    """Imbalance metrics of per-PE loads.
+
+    Parameters
+    ----------
+    loads
+        One value per PE. A Series' index gives the PE ids (else 0..N-1).
+    max_stragglers
+        At most this many straggler PEs are listed.
+
+    Returns
+    -------
+    Imbalance
+
+    Raises
+    ------
+    ValueError
+        Empty, negative or non-finite loads, or ``max_stragglers < 0``.
+
+    Examples
+    --------
+    >>> r = imbalance(pd.Series([10, 10, 10, 30]))
+    >>> r.max_over_mean, r.pop_load_balance, r.stragglers
+    (2.0, 0.5, [3])
+    """
+    if max_stragglers < 0:
+        raise ValueError(f"max_stragglers must be >= 0, got {max_stragglers}")
+    if isinstance(loads, pd.Series):
+        ids = loads.index.to_numpy()
+        x = loads.to_numpy(dtype=np.float64)
+    else:
+        x = np.asarray(loads, dtype=np.float64)
+        ids = np.arange(len(x))
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError("loads must be a non-empty 1-d sequence")
+    if not np.isfinite(x).all() or (x < 0).any():
+        raise ValueError("loads must be finite and non-negative")
+    n = int(x.size)
+    mean = float(x.mean())
+    biggest = float(x.max())
+    median = float(np.median(x))
+    std = float(x.std())  # population
+    mad = float(np.median(np.abs(x - median)))
+    threshold = median + _Z * _MAD_TO_SIGMA * mad
+    above = np.flatnonzero(x > threshold)
+    above = above[np.lexsort((ids[above], -x[above]))][:max_stragglers]
+    return Imbalance(
+        n=n,
+        total=float(x.sum()),
+        mean=mean,
+        median=median,
+        min=float(x.min()),
+        max=biggest,
+        max_pe=int(ids[int(np.argmax(x))]),
+        std=std,
+        max_over_mean=biggest / mean if mean > 0 else None,
+        craypat_imbalance_pct=(
+            100.0 * (biggest - mean) / biggest * n / (n - 1) if biggest > 0 and n > 1 else None
+        ),
+        pop_load_balance=mean / biggest if biggest > 0 else None,
+        cv=std / mean if mean > 0 else None,
+        stragglers=[int(i) for i in ids[above]],
+    )

@@ -1,0 +1,162 @@
+"""Finding a run's per-PE trace files and choosing a phase.
+
+File names (FORMATS.md): ``PE<i>_send.csv`` (old runtimes: ``PE<i>_send.dat``),
+``PE<i>_<phase>_send.csv`` after ``new_file_for_selector_trace("<phase>")``;
+likewise ``PE<i>_PAPI.csv`` / ``PE<i>_papi.csv`` for the PAPI trace.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import NoTraceError, TraceFormatError, UsageError
+from ._report import ReadReport
+
+__all__ = ["TraceFile", "find_pe_files", "select_phase", "format_ranges"]
+
+_PATTERNS = {
+    "send": re.compile(r"PE(?P<pe>[0-9]+)(?:_(?P<phase>.+?))?_send\.(?P<ext>csv|dat)"),
+    "papi": re.compile(r"PE(?P<pe>[0-9]+)(?:_(?P<phase>.+?))?_(?P<ext>PAPI|papi)\.csv"),
+}
+_LOOKED_FOR = {
+    "send": "PE<i>_send.csv (or PE<i>_<phase>_send.csv, PE<i>_send.dat)",
+    "papi": "PE<i>_PAPI.csv (or PE<i>_papi.csv, PE<i>_<phase>_PAPI.csv)",
+}
+_DEFAULT = ""  # phase key of the unnamed files
+
+
+@dataclass(frozen=True)
+class TraceFile:
+    """One per-PE trace file."""
+
+    path: Path
+    pe: int
+    phase: str | None
+
+
+def find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
+    """All per-PE files of ``kind`` ("send" or "papi") under ``path``, by phase.
+
+    ``path`` is a run folder or a single trace file. The unnamed phase has the
+    key ``""``. Files within a phase are sorted by PE.
+
+    Raises
+    ------
+    NoTraceError
+        No file of that kind is there.
+    """
+    pattern = _PATTERNS[kind]
+    if path.is_file():
+        candidates = [path]
+    elif path.is_dir():
+        candidates = sorted(p for p in path.iterdir() if p.is_file())
+    else:
+        raise UsageError(f"{path}: no such file or folder")
+    phases: dict[str, dict[int, TraceFile]] = {}
+    for candidate in candidates:
+        match = pattern.fullmatch(candidate.name)
+        if match is None:
+            continue
+        phase = match["phase"] or _DEFAULT
+        pe = int(match["pe"])
+        found = TraceFile(candidate, pe, match["phase"])
+        chosen = phases.setdefault(phase, {})
+        previous = chosen.get(pe)
+        # PE<i>_send.csv wins over the old PE<i>_send.dat, PAPI over papi.
+        if previous is None or _rank(found) < _rank(previous):
+            chosen[pe] = found
+    if not phases:
+        raise NoTraceError(
+            f"{path}: no trace file found; looked for {_LOOKED_FOR[kind]}. "
+            "Is this the folder the traced program ran in?"
+        )
+    return {k: [v[pe] for pe in sorted(v)] for k, v in sorted(phases.items())}
+
+
+def _rank(f: TraceFile) -> int:
+    return 0 if f.path.suffix == ".csv" and "papi" not in f.path.name else 1
+
+
+def select_phase(
+    found: dict[str, list[TraceFile]], phase: str | None, report: ReadReport
+) -> list[TraceFile]:
+    """Files of the requested phase (None: the unnamed files), noting choices.
+
+    Raises
+    ------
+    UsageError
+        The phase does not exist, or several named phases exist and none
+        was chosen.
+    """
+    named = [k for k in found if k != _DEFAULT]
+    if phase is not None:
+        if phase not in found or phase == _DEFAULT:
+            raise UsageError(
+                f"no files of phase {phase!r}; phases found: {_describe(found)}. "
+                "Choose one with --phase NAME (omit --phase for the unnamed files)."
+            )
+        report.phase = phase
+        return found[phase]
+    if _DEFAULT in found:
+        if named:
+            report.note(
+                f"read the unnamed files; other phases here: {', '.join(named)} "
+                "(choose one with --phase NAME)"
+            )
+        return found[_DEFAULT]
+    if len(named) == 1:
+        report.phase = named[0]
+        report.note(f"only phase {named[0]!r} is here: reading it")
+        return found[named[0]]
+    raise UsageError(
+        f"several phases and no unnamed files: {_describe(found)}. "
+        "Choose one with --phase NAME."
+    )
+
+
+def _describe(found: dict[str, list[TraceFile]]) -> str:
+    return ", ".join(
+        f"{'(unnamed)' if k == _DEFAULT else k} ({len(v)} PE files)" for k, v in found.items()
+    )
+
+
+def check_pe_files(files: list[TraceFile], num_pes: int | None, report: ReadReport) -> None:
+    """Validate file PE ids against ``num_pes`` and record missing PE files."""
+    if num_pes is None:
+        return
+    if num_pes < 1:
+        raise UsageError(f"--num-pes must be at least 1, got {num_pes}")
+    beyond = [f for f in files if f.pe >= num_pes]
+    if beyond:
+        raise TraceFormatError(
+            f"file of PE {beyond[0].pe} but --num-pes is {num_pes}. "
+            "Pass the run's real PE count (or omit --num-pes to infer it).",
+            path=beyond[0].path,
+        )
+    present = {f.pe for f in files}
+    missing = [pe for pe in range(num_pes) if pe not in present]
+    if missing:
+        report.missing_pes = missing
+        report.warn(
+            f"{len(missing)} of {num_pes} PE files missing: PE {format_ranges(missing)} "
+            "(counted as PEs that wrote nothing; were they deleted or is --num-pes wrong?)"
+        )
+
+
+def format_ranges(values: list[int]) -> str:
+    """``[0, 1, 2, 5, 7, 8]`` -> ``"0-2, 5, 7-8"``."""
+    parts: list[str] = []
+    start = prev = None
+    for v in sorted(values):
+        if start is None:
+            start = prev = v
+        elif prev is not None and v == prev + 1:
+            prev = v
+        else:
+            parts.append(str(start) if start == prev else f"{start}-{prev}")
+            start = prev = v
+    if start is not None:
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+    return ", ".join(parts)

@@ -1,0 +1,142 @@
+"""What a read saw: per-file line counts, skipped lines and why, warnings.
+
+Readers fill a :class:`ReadReport` as they go, so that nothing is lost
+silently: every line of every file is either read, blank, or counted as
+skipped with a reason, and the first few skipped lines are kept with their
+file and line number for the user.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ActorProfWarning
+
+__all__ = ["FileReport", "ReadReport", "SkippedLine"]
+
+#: How many skipped lines per file are kept verbatim for the report.
+MAX_EXAMPLES = 5
+_MAX_TEXT = 120
+
+
+@dataclass(frozen=True)
+class SkippedLine:
+    """One line that could not be read."""
+
+    line: int
+    reason: str
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "reason": self.reason, "text": self.text}
+
+
+@dataclass
+class FileReport:
+    """Line accounting of one trace file.
+
+    ``lines_read + lines_blank + lines_skipped`` equals the number of lines in
+    the file (a last line without a line end counts as a line).
+    """
+
+    path: str
+    pe: int | None = None
+    phase: str | None = None
+    lines_read: int = 0
+    lines_blank: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    examples: list[SkippedLine] = field(default_factory=list)
+
+    @property
+    def lines_skipped(self) -> int:
+        return sum(self.skipped.values())
+
+    @property
+    def lines_total(self) -> int:
+        return self.lines_read + self.lines_blank + self.lines_skipped
+
+    def skip(self, line: int, reason: str, text: str) -> None:
+        """Count one unreadable line (1-based ``line``) under ``reason``."""
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+        if len(self.examples) < MAX_EXAMPLES:
+            if len(text) > _MAX_TEXT:
+                text = text[:_MAX_TEXT] + "..."
+            self.examples.append(SkippedLine(line, reason, text))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "pe": self.pe,
+            "lines_read": self.lines_read,
+            "lines_blank": self.lines_blank,
+            "lines_skipped": self.lines_skipped,
+            "skipped_by_reason": dict(sorted(self.skipped.items())),
+            "first_skipped": [e.to_dict() for e in self.examples],
+        }
+
+
+@dataclass
+class ReadReport:
+    """Everything a read of one trace kind noticed, file by file.
+
+    Pass one to an ``iter_<kind>``/``read_<kind>`` function to receive the
+    accounting; without one, readers emit an :class:`ActorProfWarning` for
+    anything skipped instead.
+    """
+
+    kind: str = ""
+    phase: str | None = None
+    files: list[FileReport] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    num_pes: int | None = None
+    num_pes_inferred: bool = False
+    missing_pes: list[int] = field(default_factory=list)
+
+    @property
+    def lines_read(self) -> int:
+        return sum(f.lines_read for f in self.files)
+
+    @property
+    def lines_skipped(self) -> int:
+        return sum(f.lines_skipped for f in self.files)
+
+    def note(self, message: str) -> None:
+        """Record an informational message (shown unless ``--quiet``)."""
+        self.notes.append(message)
+
+    def warn(self, message: str) -> None:
+        """Record a warning (data skipped, suspicious, or missing)."""
+        self.warnings.append(message)
+
+    def skipped_summary(self) -> list[str]:
+        """One human line per file with skipped lines, with the first examples."""
+        out = []
+        for f in self.files:
+            if not f.lines_skipped:
+                continue
+            reasons = ", ".join(f"{n} {r}" for r, n in sorted(f.skipped.items()))
+            out.append(f"{f.path}: skipped {f.lines_skipped} line(s): {reasons}")
+            for e in f.examples[:3]:
+                out.append(f"  {f.path}:{e.line}: {e.reason}: {e.text!r}")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "phase": self.phase,
+            "num_pes": self.num_pes,
+            "num_pes_inferred": self.num_pes_inferred,
+            "missing_pes": list(self.missing_pes),
+            "lines_read": self.lines_read,
+            "lines_skipped": self.lines_skipped,
+            "warnings": list(self.warnings),
+            "files": [f.to_dict() for f in self.files],
+        }
+
+    def emit_python_warnings(self) -> None:
+        """Turn recorded warnings and skipped lines into Python warnings."""
+        for message in [*self.warnings, *self.skipped_summary()]:
+            warnings.warn(message, ActorProfWarning, stacklevel=3)

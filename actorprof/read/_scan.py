@@ -1,0 +1,298 @@
+"""Block scanner for the numeric, comma-separated traces (logical and PAPI).
+
+A file is read in blocks of whole lines. Each block is first parsed by the
+pandas C engine (fast path); the result is only trusted when the block's
+structure is exactly what the format allows (same number of fields on every
+line, no blank line, every value in range). Otherwise the block is parsed
+again line by line (exact path), which knows each line's number and counts
+every unreadable line under a reason. Both paths produce identical frames for
+well-formed input.
+
+Line grammar (FORMATS.md): fields separated by ``,`` with any blanks around
+it; integers ``[+-]?[0-9]+``; the optional last field a decimal number
+(``time_s``); ``\\r\\n`` line ends and blank lines are accepted. A last line
+without a line end was cut by a killed job unless its time field is complete
+(6 decimals, as printf ``%lf`` writes it).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import TraceFormatError
+from ._report import FileReport
+
+__all__ = ["CsvSpec", "scan_csv"]
+
+DEFAULT_BLOCK_BYTES = 16 * 1024 * 1024
+
+_INT_RE = re.compile(rb"[+-]?[0-9]+")
+_FLOAT_RE = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_COMPLETE_TIME_RE = re.compile(rb"[0-9]+\.[0-9]{6}")
+
+CUT_LINE = "last line cut (no line end; the job was probably killed)"
+BAD_FIELDS = "wrong number of fields"
+NOT_A_NUMBER = "not a number"
+NEGATIVE = "negative value"
+TOO_LARGE = "number too large"
+
+
+@dataclass(frozen=True)
+class CsvSpec:
+    """Shape of one numeric trace format.
+
+    ``columns`` are all columns in file order; the last one is the float
+    ``time_s`` column, which may be absent from a line when
+    ``optional_last`` is true. Every other column is an integer column.
+    """
+
+    columns: tuple[str, ...]
+    dtypes: dict[str, np.dtype[np.generic]]
+    nonnegative: tuple[str, ...]
+    optional_last: bool = True
+
+    @property
+    def max_fields(self) -> int:
+        return len(self.columns)
+
+    @property
+    def min_fields(self) -> int:
+        return len(self.columns) - (1 if self.optional_last else 0)
+
+
+#: Check run on every parsed block: returns (row index, message) of the first
+#: row that makes the whole read impossible (e.g. a PE id beyond --num-pes).
+RowCheck = Callable[[pd.DataFrame], "tuple[int, str] | None"]
+
+
+def scan_csv(
+    path: Path,
+    spec: CsvSpec,
+    report: FileReport,
+    *,
+    check: RowCheck | None = None,
+    block_bytes: int = DEFAULT_BLOCK_BYTES,
+) -> Iterator[pd.DataFrame]:
+    """Yield frames of the readable lines of ``path``, filling ``report``.
+
+    Raises
+    ------
+    TraceFormatError
+        When ``check`` rejects a row (with its line number), or the file
+        cannot be opened.
+    """
+    first_line = 1
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed in finally, generator
+    except OSError as exc:
+        raise TraceFormatError(f"cannot open: {exc.strerror}", path=path) from exc
+    try:
+        carry = b""
+        while True:
+            data = handle.read(block_bytes)
+            if not data:
+                break
+            data = carry + data
+            end = data.rfind(b"\n")
+            if end < 0:
+                carry = data
+                continue
+            carry = data[end + 1 :]
+            block = data[: end + 1]
+            frame = _parse_block(block, first_line, spec, report, path, check)
+            first_line += block.count(b"\n")
+            if len(frame):
+                yield frame
+        if carry:
+            frame = _parse_last_line(carry, first_line, spec, report, path, check)
+            if len(frame):
+                yield frame
+    except OSError as exc:
+        raise TraceFormatError(f"read failed: {exc.strerror}", path=path) from exc
+    finally:
+        handle.close()
+
+
+def _parse_block(
+    block: bytes,
+    first_line: int,
+    spec: CsvSpec,
+    report: FileReport,
+    path: Path,
+    check: RowCheck | None,
+) -> pd.DataFrame:
+    frame = _fast(block, spec)
+    if frame is None:
+        frame, lines = _exact(block, first_line, spec, report)
+    else:
+        report.lines_read += len(frame)
+        lines = None
+    _apply_check(frame, lines, first_line, path, check)
+    return frame
+
+
+def _apply_check(
+    frame: pd.DataFrame,
+    lines: np.ndarray | None,
+    first_line: int,
+    path: Path,
+    check: RowCheck | None,
+) -> None:
+    if check is None or not len(frame):
+        return
+    bad = check(frame)
+    if bad is not None:
+        row, message = bad
+        line = first_line + row if lines is None else int(lines[row])
+        raise TraceFormatError(message, path=path, line=line)
+
+
+def _fast(block: bytes, spec: CsvSpec) -> pd.DataFrame | None:
+    """Parse a block with the C engine; None when the result cannot be trusted."""
+    n_lines = block.count(b"\n")
+    commas = block.count(b",")
+    if commas == n_lines * (spec.max_fields - 1):
+        full = True
+    elif spec.optional_last and commas == n_lines * (spec.min_fields - 1):
+        full = False
+    else:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            frame = pd.read_csv(
+                io.BytesIO(block),
+                header=None,
+                names=list(spec.columns),
+                dtype=spec.dtypes,
+                sep=",",
+                skipinitialspace=True,
+                quoting=csv.QUOTE_NONE,
+                index_col=False,
+                engine="c",
+                na_filter=True,
+            )
+    except (ValueError, OverflowError, pd.errors.ParserError, Warning):
+        return None
+    if len(frame) != n_lines:  # blank lines were dropped: need exact numbering
+        return None
+    for name in spec.nonnegative:
+        if (frame[name].to_numpy() < 0).any():
+            return None
+    last = frame[spec.columns[-1]].to_numpy()
+    if full and not np.isfinite(last).all():
+        return None
+    return frame
+
+
+def _exact(
+    block: bytes, first_line: int, spec: CsvSpec, report: FileReport
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """Parse a block line by line; count every unreadable line."""
+    ncols = len(spec.columns)
+    rows: list[list[int | float]] = []
+    line_numbers: list[int] = []
+    pieces = block.split(b"\n")
+    pieces.pop()  # block ends with a line end: the last piece is empty
+    for offset, raw in enumerate(pieces):
+        number = first_line + offset
+        values = _parse_line(raw, number, spec, report)
+        if values is not None:
+            rows.append(values)
+            line_numbers.append(number)
+    report.lines_read += len(rows)
+    frame = _frame(rows, ncols, spec)
+    return frame, np.asarray(line_numbers, dtype=np.int64)
+
+
+def _parse_line(
+    raw: bytes, number: int, spec: CsvSpec, report: FileReport
+) -> list[int | float] | None:
+    text = raw.rstrip(b"\r")
+    if not text.strip():
+        report.lines_blank += 1
+        return None
+    shown = text.decode("utf-8", "backslashreplace")
+    fields = [f.strip() for f in text.split(b",")]
+    if not spec.min_fields <= len(fields) <= spec.max_fields:
+        report.skip(
+            number,
+            f"{BAD_FIELDS} (expected {_expected(spec)}, found {len(fields)})",
+            shown,
+        )
+        return None
+    values: list[int | float] = []
+    for name, field in zip(spec.columns, fields):
+        dtype = spec.dtypes[name]
+        if dtype.kind == "f":
+            if not _FLOAT_RE.fullmatch(field):
+                report.skip(number, f"{NOT_A_NUMBER} in {name}", shown)
+                return None
+            number_value = float(field)
+            if not math.isfinite(number_value):
+                report.skip(number, f"{TOO_LARGE} for {name}", shown)
+                return None
+            values.append(number_value)
+            continue
+        if not _INT_RE.fullmatch(field):
+            report.skip(number, f"{NOT_A_NUMBER} in {name}", shown)
+            return None
+        value = int(field)
+        if value < 0 and name in spec.nonnegative:
+            report.skip(number, f"{NEGATIVE} in {name}", shown)
+            return None
+        info = np.iinfo(dtype)  # type: ignore[type-var]
+        if not info.min <= value <= info.max:
+            report.skip(number, f"{TOO_LARGE} for {name} ({dtype.name})", shown)
+            return None
+        values.append(value)
+    if len(values) < len(spec.columns):
+        values.append(float("nan"))
+    return values
+
+
+def _parse_last_line(
+    raw: bytes,
+    number: int,
+    spec: CsvSpec,
+    report: FileReport,
+    path: Path,
+    check: RowCheck | None,
+) -> pd.DataFrame:
+    """The file's last line has no line end: keep it only if visibly complete."""
+    text = raw.rstrip(b"\r")
+    fields = [f.strip() for f in text.split(b",")]
+    complete = len(fields) == spec.max_fields and _COMPLETE_TIME_RE.fullmatch(fields[-1])
+    if not text.strip():
+        report.lines_blank += 1
+        return _frame([], len(spec.columns), spec)
+    if not complete:
+        report.skip(number, CUT_LINE, text.decode("utf-8", "backslashreplace"))
+        return _frame([], len(spec.columns), spec)
+    frame, lines = _exact(raw + b"\n", number, spec, report)
+    _apply_check(frame, lines, number, path, check)
+    return frame
+
+
+def _frame(rows: list[list[int | float]], ncols: int, spec: CsvSpec) -> pd.DataFrame:
+    columns: list[tuple[int | float, ...]] = list(zip(*rows)) if rows else [()] * ncols
+    data = {
+        name: np.asarray(col, dtype=spec.dtypes[name]) for name, col in zip(spec.columns, columns)
+    }
+    return pd.DataFrame(data, columns=list(spec.columns))
+
+
+def _expected(spec: CsvSpec) -> str:
+    if spec.min_fields == spec.max_fields:
+        return str(spec.max_fields)
+    return f"{spec.min_fields} or {spec.max_fields}"

@@ -1,0 +1,161 @@
+"""Reader of the logical trace: ``PE<i>_send.csv``, one line per message sent."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from os import PathLike
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..schema import LOGICAL_COLUMNS, LOGICAL_DTYPES, LOGICAL_INT_COLUMNS
+from ._files import TraceFile, check_pe_files, find_pe_files, select_phase
+from ._report import FileReport, ReadReport
+from ._scan import DEFAULT_BLOCK_BYTES, CsvSpec, RowCheck, scan_csv
+
+__all__ = ["LOGICAL_SPEC", "iter_logical", "logical_files", "read_logical"]
+
+LOGICAL_SPEC = CsvSpec(
+    columns=LOGICAL_COLUMNS,
+    dtypes=dict(LOGICAL_DTYPES),
+    nonnegative=tuple(LOGICAL_INT_COLUMNS),
+    optional_last=True,
+)
+
+
+def logical_files(
+    path: str | PathLike[str],
+    *,
+    phase: str | None = None,
+    num_pes: int | None = None,
+    report: ReadReport | None = None,
+) -> list[TraceFile]:
+    """The logical trace files a read of ``path`` would use, PE order.
+
+    Raises
+    ------
+    NoTraceError
+        No logical trace file under ``path``.
+    UsageError
+        ``path`` does not exist, or the phase choice is impossible.
+    TraceFormatError
+        A file's PE id is beyond ``num_pes``.
+    """
+    report = ReadReport(kind="logical") if report is None else report
+    files = select_phase(find_pe_files(Path(path), "send"), phase, report)
+    check_pe_files(files, num_pes, report)
+    return files
+
+
+def iter_logical(
+    path: str | PathLike[str],
+    *,
+    phase: str | None = None,
+    num_pes: int | None = None,
+    report: ReadReport | None = None,
+    block_bytes: int = DEFAULT_BLOCK_BYTES,
+) -> Iterator[pd.DataFrame]:
+    """Stream a run's logical trace as DataFrame chunks in bounded memory.
+
+    Parameters
+    ----------
+    path
+        A run folder (holding ``PE<i>_send.csv`` files) or one such file.
+    phase
+        Read ``PE<i>_<phase>_send.csv``; None reads the unnamed files (or the
+        only phase present).
+    num_pes
+        The run's PE count. When given, missing PE files are reported and a
+        PE id at or beyond it is an error. None: no limit (infer later).
+    report
+        Receives per-file line accounting, notes and warnings. When None,
+        anything skipped is announced with :class:`ActorProfWarning`.
+    block_bytes
+        Size of the text blocks parsed at once (memory per chunk ~ 1x this).
+
+    Yields
+    ------
+    pandas.DataFrame
+        Columns :data:`actorprof.schema.LOGICAL_COLUMNS` with their dtypes.
+
+    Raises
+    ------
+    NoTraceError, UsageError, TraceFormatError
+        As :func:`logical_files`; TraceFormatError also for a PE id beyond
+        ``num_pes``, naming the file and line.
+
+    Examples
+    --------
+    >>> from actorprof import iter_logical, comm_matrices
+    >>> mats = comm_matrices(iter_logical("run/"))  # doctest: +SKIP
+    """
+    own = report is None
+    report = ReadReport(kind="logical") if report is None else report
+    report.kind = "logical"
+    files = logical_files(path, phase=phase, num_pes=num_pes, report=report)
+    report.num_pes = num_pes
+    for trace_file in files:
+        file_report = FileReport(str(trace_file.path), pe=trace_file.pe, phase=trace_file.phase)
+        report.files.append(file_report)
+        mismatched = 0
+        for frame in scan_csv(
+            trace_file.path,
+            LOGICAL_SPEC,
+            file_report,
+            check=_pe_limit(num_pes),
+            block_bytes=block_bytes,
+        ):
+            mismatched += int((frame["src_pe"].to_numpy() != trace_file.pe).sum())
+            yield frame
+        if mismatched:
+            report.warn(
+                f"{trace_file.path}: {mismatched} line(s) have src_pe != {trace_file.pe} "
+                "(the PE in the file name); they are counted under the src_pe they carry"
+            )
+    if own:
+        report.emit_python_warnings()
+
+
+def read_logical(
+    path: str | PathLike[str],
+    *,
+    phase: str | None = None,
+    num_pes: int | None = None,
+    report: ReadReport | None = None,
+) -> pd.DataFrame:
+    """Read a whole logical trace into one DataFrame (small traces, notebooks).
+
+    Same parameters as :func:`iter_logical`; for large traces prefer the
+    streaming reader with the reductions in :mod:`actorprof.analyze`.
+
+    Examples
+    --------
+    >>> df = read_logical("examples/histo_4pe")  # doctest: +SKIP
+    >>> df.groupby("dst_pe").size()  # doctest: +SKIP
+    """
+    frames = list(iter_logical(path, phase=phase, num_pes=num_pes, report=report))
+    if not frames:
+        return pd.DataFrame(
+            {c: np.asarray([], dtype=LOGICAL_DTYPES[c]) for c in LOGICAL_COLUMNS}
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def _pe_limit(num_pes: int | None) -> RowCheck | None:
+    if num_pes is None:
+        return None
+
+    def check(frame: pd.DataFrame) -> tuple[int, str] | None:
+        for column in ("src_pe", "dst_pe"):
+            values = frame[column].to_numpy()
+            beyond = np.flatnonzero(values >= num_pes)
+            if beyond.size:
+                row = int(beyond[0])
+                return row, (
+                    f"{column} {int(values[row])} but --num-pes is {num_pes}. "
+                    "Pass the run's real PE count (or omit --num-pes to infer it)."
+                )
+        return None
+
+    return check
