@@ -46,6 +46,7 @@ class FileReport:
     phase: str | None = None
     lines_read: int = 0
     lines_blank: int = 0
+    bytes_read: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     examples: list[SkippedLine] = field(default_factory=list)
 
@@ -69,6 +70,7 @@ class FileReport:
         return {
             "path": self.path,
             "pe": self.pe,
+            "bytes": self.bytes_read,
             "lines_read": self.lines_read,
             "lines_blank": self.lines_blank,
             "lines_skipped": self.lines_skipped,
@@ -102,6 +104,10 @@ class ReadReport:
     @property
     def lines_skipped(self) -> int:
         return sum(f.lines_skipped for f in self.files)
+
+    @property
+    def bytes_read(self) -> int:
+        return sum(f.bytes_read for f in self.files)
 
     def note(self, message: str) -> None:
         """Record an informational message (shown unless ``--quiet``)."""

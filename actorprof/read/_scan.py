@@ -32,7 +32,7 @@ import pandas as pd
 from ..errors import TraceFormatError
 from ._report import FileReport
 
-__all__ = ["CsvSpec", "scan_csv"]
+__all__ = ["CsvSpec", "require_trace_lines", "scan_csv"]
 
 DEFAULT_BLOCK_BYTES = 16 * 1024 * 1024
 
@@ -102,6 +102,7 @@ def scan_csv(
             data = handle.read(block_bytes)
             if not data:
                 break
+            report.bytes_read += len(data)
             data = carry + data
             end = data.rfind(b"\n")
             if end < 0:
@@ -296,3 +297,20 @@ def _expected(spec: CsvSpec) -> str:
     if spec.min_fields == spec.max_fields:
         return str(spec.max_fields)
     return f"{spec.min_fields} or {spec.max_fields}"
+
+
+def require_trace_lines(report: FileReport, what: str) -> None:
+    """Raise when a file had lines but none of them is a trace line.
+
+    An empty file is valid (a PE that wrote nothing), and so is a file whose
+    only line was cut by a killed job.
+    """
+    if report.lines_read or all(reason == CUT_LINE for reason in report.skipped):
+        return
+    first = report.examples[0]
+    raise TraceFormatError(
+        f"no line of this file is a {what} line (first: {first.reason}: {first.text!r}). "
+        "Is it really a trace file? Move it out of the folder or fix it.",
+        path=report.path,
+        line=first.line,
+    )

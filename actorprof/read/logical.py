@@ -12,7 +12,7 @@ import pandas as pd
 from ..schema import LOGICAL_COLUMNS, LOGICAL_DTYPES, LOGICAL_INT_COLUMNS
 from ._files import TraceFile, check_pe_files, find_pe_files, select_phase
 from ._report import FileReport, ReadReport
-from ._scan import DEFAULT_BLOCK_BYTES, CsvSpec, RowCheck, scan_csv
+from ._scan import DEFAULT_BLOCK_BYTES, CsvSpec, RowCheck, require_trace_lines, scan_csv
 
 __all__ = ["LOGICAL_SPEC", "iter_logical", "logical_files", "read_logical"]
 
@@ -108,6 +108,7 @@ def iter_logical(
         ):
             mismatched += int((frame["src_pe"].to_numpy() != trace_file.pe).sum())
             yield frame
+        require_trace_lines(file_report, "logical trace")
         if mismatched:
             report.warn(
                 f"{trace_file.path}: {mismatched} line(s) have src_pe != {trace_file.pe} "

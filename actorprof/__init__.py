@@ -1,0 +1,94 @@
+"""actorprof: communication-trace analysis for HClib-Actor (ActorProf) runs.
+
+Read -> analyze -> plot, as plain functions::
+
+    import actorprof as ap
+    df = ap.read_logical("run/")                 # or ap.iter_logical for big traces
+    mats = ap.comm_matrices(ap.iter_logical("run/"))
+    ap.plot_heatmap(mats.counts)
+    view = ap.logical_view("run/")               # what `actorprof logical` computes
+
+Public names are imported lazily, so ``import actorprof`` (and the CLI's
+``--help``) stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
+
+_EXPORTS = {
+    # errors
+    "ActorProfError": "errors",
+    "ActorProfWarning": "errors",
+    "NoTraceError": "errors",
+    "TraceFormatError": "errors",
+    "UsageError": "errors",
+    # read
+    "ReadReport": "read",
+    "FileReport": "read",
+    "iter_logical": "read",
+    "read_logical": "read",
+    "logical_files": "read",
+    # analyze
+    "CommAccumulator": "analyze",
+    "CommMatrices": "analyze",
+    "Imbalance": "analyze",
+    "comm_matrices": "analyze",
+    "comm_matrix": "analyze",
+    "filter_self_sends": "analyze",
+    "imbalance": "analyze",
+    "locality": "analyze",
+    "node_matrix": "analyze",
+    "pe_totals": "analyze",
+    "top_pairs": "analyze",
+    # plot
+    "plot_heatmap": "plot",
+    "plot_violin": "plot",
+    # views
+    "LogicalView": "views",
+    "logical_view": "views",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'actorprof' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .analyze import (
+        CommAccumulator,
+        CommMatrices,
+        Imbalance,
+        comm_matrices,
+        comm_matrix,
+        filter_self_sends,
+        imbalance,
+        locality,
+        node_matrix,
+        pe_totals,
+        top_pairs,
+    )
+    from .errors import (
+        ActorProfError,
+        ActorProfWarning,
+        NoTraceError,
+        TraceFormatError,
+        UsageError,
+    )
+    from .plot import plot_heatmap, plot_violin
+    from .read import FileReport, ReadReport, iter_logical, logical_files, read_logical
+    from .views import LogicalView, logical_view

@@ -1,0 +1,5 @@
+"""``python -m actorprof``."""
+
+from .cli import main
+
+main(prog_name="actorprof")

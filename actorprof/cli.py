@@ -1,0 +1,286 @@
+"""The ``actorprof`` command: a thin click adapter over the library.
+
+One command per trace kind. Every command reads, analyses, plots and writes
+through the library; this module only parses options, creates figures,
+writes files (with :mod:`actorprof.output`) and turns errors into exit codes:
+0 success, 1 data error, 2 usage error. Heavy libraries are imported inside
+the commands so that ``actorprof --help`` answers at once.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from ._version import __version__
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class Console:
+    """stderr for people (notes, warnings, summaries); stdout for file names."""
+
+    def __init__(self, *, quiet: bool, verbose: bool) -> None:
+        self.quiet = quiet
+        self.verbose = verbose
+
+    def info(self, message: str) -> None:
+        if not self.quiet:
+            click.echo(message, err=True)
+
+    def warn(self, message: str) -> None:
+        if not self.quiet:
+            click.echo(f"warning: {message}", err=True)
+
+    def wrote(self, paths: list[Path]) -> None:
+        for path in paths:
+            click.echo(str(path))
+
+    def progress_enabled(self) -> bool:
+        return not self.quiet and sys.stderr.isatty()
+
+
+def common_options(func: F) -> F:
+    """Options every command shares, spelled the same everywhere."""
+    options = [
+        click.option(
+            "--num-pes",
+            type=click.IntRange(min=1),
+            default=None,
+            metavar="N",
+            help="PEs in the run: checks the trace against it (missing PE files, "
+            "PE ids beyond N). Default: inferred from the trace.",
+        ),
+        click.option(
+            "-o",
+            "--output-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=Path("."),
+            show_default=True,
+            help="Folder for figures, tables and the summary (created if missing).",
+        ),
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(["png", "svg", "pdf"]),
+            default="png",
+            show_default=True,
+            help="Figure file format.",
+        ),
+        click.option("-q", "--quiet", is_flag=True, help="Nothing on stderr but errors."),
+        click.option(
+            "-v", "--verbose", is_flag=True, help="Show the traceback with an error."
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def handle_errors(func: F) -> F:
+    """Turn library errors into click errors (exit 1 data, 2 usage)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from .errors import ActorProfError
+
+        verbose = bool(kwargs.get("verbose"))
+        try:
+            return func(*args, **kwargs)
+        except ActorProfError as exc:
+            if verbose:
+                traceback.print_exc(file=sys.stderr)
+            if exc.exit_code == 2:
+                raise click.UsageError(str(exc)) from exc
+            raise click.ClickException(str(exc)) from exc
+        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+            raise
+        except MemoryError as exc:
+            raise click.ClickException(
+                "out of memory; try a machine with more memory or fewer PEs at a time"
+            ) from exc
+        except Exception as exc:
+            if verbose:
+                traceback.print_exc(file=sys.stderr)
+            raise click.ClickException(
+                f"internal error ({type(exc).__name__}: {exc}). This is a bug in actorprof "
+                "version " + __version__ + ": rerun with -v and report the traceback."
+            ) from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(__version__, "--version", prog_name="actorprof")
+def main() -> None:
+    """Analyse the traces of an HClib-Actor (ActorProf) run.
+
+    \b
+    After a run built with ActorProf tracing, point a command at the folder:
+      actorprof logical run/ --num-pes 16 -o plots/
+    stdout lists the files written, one per line; notes go to stderr.
+    Exit codes: 0 success, 1 data error, 2 usage error.
+    """
+
+
+LOGICAL_EXAMPLE = """\b
+Examples:
+  actorprof logical run/ --num-pes 16 -o plots/
+  actorprof logical run/ --metric bytes --log --self-sends exclude
+  actorprof logical run/ --level node --phase phase3 --format svg -q
+"""
+
+
+@main.command(epilog=LOGICAL_EXAMPLE, context_settings=CONTEXT)
+@click.argument("trace_dir", type=click.Path(exists=True, path_type=Path))
+@common_options
+@click.option(
+    "--metric",
+    type=click.Choice(["count", "bytes"]),
+    default="count",
+    show_default=True,
+    help="Colour of the heatmap and values of the violin: messages or their bytes.",
+)
+@click.option(
+    "--self-sends",
+    type=click.Choice(["include", "exclude", "only"]),
+    default="include",
+    show_default=True,
+    help="Count messages a PE sends to itself (the paper includes them).",
+)
+@click.option(
+    "--level",
+    type=click.Choice(["pe", "node"]),
+    default="pe",
+    show_default=True,
+    help="Matrix between PEs, or between nodes (from the node columns).",
+)
+@click.option(
+    "--phase",
+    default=None,
+    metavar="NAME",
+    help="Read PE<i>_NAME_send.csv (after new_file_for_selector_trace(NAME)).",
+)
+@click.option("--log", "log_scale", is_flag=True, help="Logarithmic colour scale.")
+@click.option(
+    "--top", type=click.IntRange(min=0), default=10, show_default=True,
+    help="How many top (source, destination) pairs the summary lists.",
+)
+@handle_errors
+def logical(
+    trace_dir: Path,
+    num_pes: int | None,
+    output_dir: Path,
+    fmt: str,
+    quiet: bool,
+    verbose: bool,
+    metric: str,
+    self_sends: str,
+    level: str,
+    phase: str | None,
+    log_scale: bool,
+    top: int,
+) -> None:
+    """Who sent how many messages to whom: heatmap, violin, tables, summary.
+
+    TRACE_DIR holds the run's PE<i>_send.csv files (or is one such file).
+    """
+    from ._progress import Progress
+    from .output import OutputWriter
+    from .read import ReadReport, iter_logical, logical_files
+    from .views.logical import build_logical_view, require_messages
+
+    console = Console(quiet=quiet, verbose=verbose)
+    out = OutputWriter(output_dir, kind="logical", fmt=fmt)
+    report = ReadReport(kind="logical")
+    files = logical_files(trace_dir, phase=phase, num_pes=num_pes, report=report)
+    progress = Progress(
+        sum(f.path.stat().st_size for f in files),
+        lambda: report.bytes_read,
+        lambda: len(report.files),
+        len(files),
+        enabled=console.progress_enabled(),
+    )
+    view = build_logical_view(
+        progress.wrap(iter_logical(trace_dir, phase=phase, num_pes=num_pes, report=report)),
+        report,
+        path=str(trace_dir),
+        num_pes=num_pes,
+        self_sends=self_sends,  # type: ignore[arg-type]
+    )
+    require_messages(view, level)  # type: ignore[arg-type]
+    _write_logical(view, out, metric=metric, level=level, log_scale=log_scale, top=top)
+    console.wrote(out.written)
+    report_to_console(view.report, console)
+    for line in view.summary_lines():
+        console.info(line)
+
+
+def _write_logical(
+    view: Any, out: Any, *, metric: str, level: str, log_scale: bool, top: int
+) -> None:
+    from .output import new_figure
+    from .plot import plot_heatmap, plot_violin
+
+    unit = "PE" if level == "pe" else "node"
+    value_label = "messages" if metric == "count" else "bytes"
+    prefix = "" if level == "pe" else "node_"
+    phase = f", phase {view.report.phase}" if view.report.phase else ""
+    selfs = "" if view.self_sends == "include" else f", self-sends {view.self_sends}"
+
+    matrix = view.matrix(metric, level)
+    n = max(matrix.shape)
+    size = (max(7.0, 0.42 * n + 4.0), max(6.0, 0.38 * n + 3.0)) if n <= 32 else (11.0, 9.5)
+    fig = new_figure(*size)
+    plot_heatmap(
+        matrix,
+        ax=fig.axes[0],
+        log=log_scale,
+        value_label=value_label,
+        title=f"Logical {value_label} {unit} x {unit}{phase}{selfs}",
+    )
+    out.figure(fig, f"{prefix}heatmap")
+
+    fig = new_figure(7.5, 5.5)
+    plot_violin(
+        view.loads(metric, level),
+        ax=fig.axes[0],
+        value_label=value_label,
+        unit_label=unit,
+        title=f"Logical {value_label} per {unit}: sent and received{phase}{selfs}",
+    )
+    out.figure(fig, f"{prefix}violin")
+
+    if level == "pe":
+        out.csv(view.counts, "counts")
+        out.csv(view.bytes, "bytes")
+    else:
+        out.csv(view.node_counts, "node_counts")
+        out.csv(view.node_bytes, "node_bytes")
+        out.csv(view.nodes, "nodes")
+    out.csv(view.pes, "pes")
+    summary = view.summary(top=top)
+    summary["options"] = {"metric": metric, "level": level, "log": log_scale}
+    out.json(summary, "summary")
+
+
+def report_to_console(report: Any, console: Console) -> None:
+    """Notes, warnings and skipped lines of a read, on stderr."""
+    for note in report.notes:
+        console.info(note)
+    for warning in report.warnings:
+        console.warn(warning)
+    for line in report.skipped_summary():
+        console.warn(line)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,121 @@
+"""Figures and files: creation, predictable names, atomic writes.
+
+Only the CLI (and users who want the same files) use this module. Figures
+are made with :class:`matplotlib.figure.Figure`, never pyplot, so nothing
+ever opens a window or depends on the global backend.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .errors import ActorProfError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+__all__ = ["FORMATS", "OutputWriter", "new_figure", "to_jsonable"]
+
+FORMATS = ("png", "svg", "pdf")
+
+
+def new_figure(width: float, height: float, *, nrows: int = 1, ncols: int = 1) -> Figure:
+    """A pyplot-free figure of ``width`` x ``height`` inches with a grid of Axes."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), layout="constrained")
+    fig.subplots(nrows, ncols, squeeze=False)
+    return fig
+
+
+class OutputWriter:
+    """Writes ``<kind>_<name>.<ext>`` files atomically into one folder.
+
+    The folder is created if missing and checked for writing at once, before
+    any work, so a job never computes for minutes to fail at the end.
+    Existing files of the same name are replaced (atomically: a reader never
+    sees half a file). ``written`` lists the paths in writing order.
+
+    Raises
+    ------
+    ActorProfError
+        The folder cannot be created or written.
+    """
+
+    def __init__(self, directory: str | os.PathLike[str], *, kind: str, fmt: str = "png") -> None:
+        if fmt not in FORMATS:
+            raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
+        self.directory = Path(directory)
+        self.kind = kind
+        self.fmt = fmt
+        self.written: list[Path] = []
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=self.directory, prefix=".actorprof-check-"):
+                pass
+        except OSError as exc:
+            raise ActorProfError(
+                f"{self.directory}: cannot write output here ({exc.strerror}). "
+                "Choose another folder with -o/--output-dir."
+            ) from exc
+
+    def path(self, name: str, ext: str) -> Path:
+        """``<dir>/<kind>_<name>.<ext>``."""
+        return self.directory / f"{self.kind}_{name}.{ext}"
+
+    def figure(self, fig: Figure, name: str, *, dpi: int = 150) -> Path:
+        """Save a figure in the chosen format."""
+        return self._atomic(
+            self.path(name, self.fmt),
+            lambda handle: fig.savefig(handle, format=self.fmt, dpi=dpi),
+        )
+
+    def csv(self, frame: pd.DataFrame, name: str, *, index: bool = True) -> Path:
+        """Write a frame as CSV (index written as the first column by default)."""
+        return self._atomic(
+            self.path(name, "csv"),
+            lambda handle: handle.write(frame.to_csv(index=index, lineterminator="\n").encode()),
+        )
+
+    def json(self, data: Any, name: str) -> Path:
+        """Write JSON (numpy scalars and NaN handled: NaN becomes null)."""
+        text = json.dumps(to_jsonable(data), indent=2, allow_nan=False) + "\n"
+        return self._atomic(self.path(name, "json"), lambda handle: handle.write(text.encode()))
+
+    def _atomic(self, target: Path, write: Callable[[Any], Any]) -> Path:
+        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                write(handle)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        self.written.append(target)
+        return target
+
+
+def to_jsonable(data: Any) -> Any:
+    """Convert numpy/pandas scalars and containers for :func:`json.dumps`."""
+    if isinstance(data, dict):
+        return {str(k): to_jsonable(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [to_jsonable(v) for v in data]
+    if isinstance(data, np.ndarray):
+        return [to_jsonable(v) for v in data.tolist()]
+    if isinstance(data, np.generic):
+        data = data.item()
+    if isinstance(data, float) and not math.isfinite(data):
+        return None
+    if isinstance(data, Path):
+        return str(data)
+    return data
