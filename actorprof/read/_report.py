@@ -144,5 +144,9 @@ class ReadReport:
 
     def emit_python_warnings(self) -> None:
         """Turn recorded warnings and skipped lines into Python warnings."""
-        for message in [*self.warnings, *self.skipped_summary()]:
+        skipped = self.skipped_summary()
+        messages = list(self.warnings)
+        if skipped:
+            messages.append("\n".join(skipped))
+        for message in messages:
             warnings.warn(message, ActorProfWarning, stacklevel=3)

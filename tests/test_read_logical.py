@@ -1,0 +1,255 @@
+"""The logical reader: exact frames, line accounting, bad input, phases."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from actorprof import (
+    ActorProfWarning,
+    NoTraceError,
+    ReadReport,
+    TraceFormatError,
+    UsageError,
+    iter_logical,
+    read_logical,
+)
+from actorprof.schema import LOGICAL_COLUMNS, LOGICAL_DTYPES
+
+from .conftest import snapshot
+
+
+def test_small_fixture_exact(data: Path) -> None:
+    report = ReadReport()
+    df = read_logical(data / "logical_small", report=report)
+    assert list(df.columns) == list(LOGICAL_COLUMNS)
+    assert {c: df[c].dtype for c in df.columns} == LOGICAL_DTYPES
+    assert df["src_pe"].tolist() == [0, 0, 0, 0, 1, 1, 1, 1, 2, 2]
+    assert df["dst_pe"].tolist() == [1, 1, 2, 0, 0, 2, 2, 2, 0, 2]
+    assert df["dst_node"].tolist() == [0, 0, 1, 0, 0, 1, 1, 1, 0, 1]
+    assert df["msg_bytes"].tolist() == [8, 8, 16, 8, 8, 8, 8, 8, 32, 32]
+    # PE2 wrote the 5-column form: no timestamp
+    assert df["time_s"].isna().tolist() == [False] * 8 + [True, True]
+    assert df["time_s"].iloc[5] == pytest.approx(1.000011)
+    files = {Path(f.path).name: f for f in report.files}
+    assert files["PE2_send.csv"].lines_read == 2
+    assert files["PE2_send.csv"].lines_blank == 1  # a CRLF blank line
+    assert report.lines_read == 10 and report.lines_skipped == 0
+    assert report.warnings == []
+
+
+@pytest.mark.parametrize("block_bytes", [1, 7, 25, 64, 1 << 20])
+def test_chunking_does_not_change_the_result(data: Path, block_bytes: int) -> None:
+    whole = read_logical(data / "logical_small")
+    parts = list(iter_logical(data / "logical_small", block_bytes=block_bytes))
+    pd.testing.assert_frame_equal(pd.concat(parts, ignore_index=True), whole)
+
+
+def test_real_trace_rows_equal_line_counts(examples: Path) -> None:
+    folder = examples / "ig_8pe_2nodes" / "logical"
+    report = ReadReport()
+    df = read_logical(folder, report=report)
+    for f in report.files:
+        lines = Path(f.path).read_bytes().count(b"\n")
+        assert f.lines_read == lines
+        assert (df["src_pe"] == f.pe).sum() == lines
+    assert len(df) == 160_000
+    assert report.lines_skipped == 0
+
+
+def test_bad_lines_are_counted_with_file_and_line(data: Path) -> None:
+    report = ReadReport()
+    df = read_logical(data / "logical_bad", report=report, num_pes=4)
+    assert len(df) == 5
+    pe0 = report.files[0]
+    assert Path(pe0.path).name == "PE0_send.csv"
+    assert pe0.lines_read == 3
+    assert pe0.lines_skipped == 4
+    assert pe0.skipped == {
+        "wrong number of fields (expected 5 or 6, found 1)": 1,
+        "wrong number of fields (expected 5 or 6, found 7)": 1,
+        "negative value in dst_pe": 1,
+        "last line cut (no line end; the job was probably killed)": 1,
+    }
+    assert [e.line for e in pe0.examples] == [2, 4, 5, 7]
+    assert pe0.examples[0].text == "Running histo on 4 threads"
+    assert pe0.lines_total == 7
+    # PE1 is empty (a PE that sent nothing), PE2 is missing
+    assert report.files[1].lines_total == 0
+    assert report.missing_pes == [2]
+    assert any("PE 2" in w for w in report.warnings)
+
+
+def test_skipped_lines_warn_without_report(data: Path) -> None:
+    with pytest.warns(ActorProfWarning, match="skipped 4 line"):
+        read_logical(data / "logical_bad")
+
+
+def test_complete_unterminated_last_line_is_kept(tmp_path: Path) -> None:
+    (tmp_path / "PE0_send.csv").write_text("0, 0, 0, 1, 8, 1.000000\n0, 0, 0, 1, 8, 1.500000")
+    report = ReadReport()
+    assert len(read_logical(tmp_path, report=report)) == 2
+    assert report.lines_skipped == 0
+
+
+@pytest.mark.parametrize("cut", ["0, 0, 0, 1, 8, 1.5", "0, 0, 0, 1, 8", "0, 0, 0, 1", "0, 0,"])
+def test_cut_last_line_is_skipped_and_counted(tmp_path: Path, cut: str) -> None:
+    (tmp_path / "PE0_send.csv").write_text("0, 0, 0, 1, 8, 1.000000\n" + cut)
+    report = ReadReport()
+    assert len(read_logical(tmp_path, report=report)) == 1
+    assert report.files[0].skipped == {
+        "last line cut (no line end; the job was probably killed)": 1
+    }
+    assert report.files[0].examples[0].line == 2
+
+
+def test_only_a_cut_line_is_not_an_error(tmp_path: Path) -> None:
+    (tmp_path / "PE0_send.csv").write_text("0, 0, 0")
+    report = ReadReport()
+    assert len(read_logical(tmp_path, report=report)) == 0
+
+
+def test_file_where_nothing_parses_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "PE0_send.csv").write_text("0, 0, 0, 1, 8, 1.000000\n")
+    (tmp_path / "PE1_send.csv").write_text("hello\nworld\n")
+    with pytest.raises(TraceFormatError, match=r"PE1_send.csv:1: no line of this file"):
+        read_logical(tmp_path, report=ReadReport())
+
+
+def test_pe_beyond_num_pes_names_file_and_line(data: Path) -> None:
+    with pytest.raises(TraceFormatError, match=r"PE0_send.csv:3: dst_pe 2 but --num-pes is 2"):
+        read_logical(data / "logical_small" / "PE0_send.csv", num_pes=2, report=ReadReport())
+
+
+def test_pe_file_beyond_num_pes(data: Path) -> None:
+    with pytest.raises(TraceFormatError, match=r"PE3_send.csv: file of PE 3"):
+        read_logical(data / "logical_bad", num_pes=3, report=ReadReport())
+
+
+def test_pe_beyond_num_pes_found_by_exact_path_too(tmp_path: Path) -> None:
+    (tmp_path / "PE0_send.csv").write_text(
+        "0, 0, 0, 1, 8, 1.000000\nnoise\n\n0, 0, 0, 9, 8, 1.000000\n"
+    )
+    with pytest.raises(TraceFormatError, match=r"PE0_send.csv:4: dst_pe 9"):
+        read_logical(tmp_path, num_pes=4, report=ReadReport())
+
+
+def test_number_too_large_and_not_a_number(tmp_path: Path) -> None:
+    (tmp_path / "PE0_send.csv").write_text(
+        "0, 0, 0, 1, 8, 1.000000\n"
+        "0, 0, 0, 4294967296, 8, 1.000000\n"
+        "0, 0, 0, 1, 99999999999999999999, 1.000000\n"
+        "0, 0, 0, 1_0, 8, 1.000000\n"
+        "0, 0, 0, 1, 8, nan\n"
+        "0, 0, 0, 1, 8, 1e999\n"
+        "\x00\x00\x00\n"
+    )
+    report = ReadReport()
+    df = read_logical(tmp_path, report=report)
+    assert len(df) == 1
+    skipped = report.files[0].skipped
+    assert skipped == {
+        "number too large for dst_pe (int32)": 1,
+        "number too large for msg_bytes (int64)": 1,
+        "not a number in dst_pe": 1,
+        "not a number in time_s": 1,
+        "number too large for time_s": 1,
+        "wrong number of fields (expected 5 or 6, found 1)": 1,
+    }
+
+
+def test_src_pe_not_matching_file_name_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "PE0_send.csv").write_text("0, 5, 0, 1, 8, 1.000000\n")
+    report = ReadReport()
+    df = read_logical(tmp_path, report=report)
+    assert df["src_pe"].tolist() == [5]
+    assert any("src_pe != 0" in w for w in report.warnings)
+
+
+def test_phases(data: Path) -> None:
+    folder = data / "logical_phases"
+    report = ReadReport()
+    assert len(read_logical(folder, report=report)) == 2
+    assert report.phase is None
+    assert any("bfs" in n and "tc_x" in n and "--phase" in n for n in report.notes)
+    report = ReadReport()
+    bfs = read_logical(folder, phase="bfs", report=report)
+    assert len(bfs) == 3 and report.phase == "bfs"
+    assert len(read_logical(folder, phase="tc_x", report=ReadReport())) == 1
+    with pytest.raises(UsageError, match=r"no files of phase 'nope'.*bfs \(2 PE files\)"):
+        read_logical(folder, phase="nope", report=ReadReport())
+
+
+def test_only_named_phases(tmp_path: Path, data: Path) -> None:
+    for name in ("PE0_bfs_send.csv", "PE1_bfs_send.csv"):
+        shutil.copy(data / "logical_phases" / name, tmp_path / name)
+    report = ReadReport()
+    assert len(read_logical(tmp_path, report=report)) == 3
+    assert report.phase == "bfs"
+    shutil.copy(data / "logical_phases" / "PE0_tc_x_send.csv", tmp_path)
+    with pytest.raises(UsageError, match="several phases.*--phase NAME"):
+        read_logical(tmp_path, report=ReadReport())
+
+
+def test_old_dat_files_and_five_columns(data: Path) -> None:
+    df = read_logical(data / "logical_dat")
+    assert df["dst_pe"].tolist() == [1, 1, 0]
+    assert df["time_s"].isna().all()
+
+
+def test_csv_wins_over_dat(tmp_path: Path) -> None:
+    (tmp_path / "PE0_send.csv").write_text("0, 0, 0, 1, 8, 1.000000\n")
+    (tmp_path / "PE0_send.dat").write_text("0, 0, 0, 1, 8\n0, 0, 0, 1, 8\n")
+    assert len(read_logical(tmp_path)) == 1
+
+
+def test_single_file_path(data: Path) -> None:
+    df = read_logical(data / "logical_small" / "PE1_send.csv")
+    assert len(df) == 4 and set(df["src_pe"]) == {1}
+
+
+def test_no_trace_and_missing_path(tmp_path: Path) -> None:
+    (tmp_path / "stdout.txt").write_text("hello\n")
+    with pytest.raises(NoTraceError, match=r"looked for PE<i>_send.csv"):
+        read_logical(tmp_path)
+    with pytest.raises(UsageError, match="no such file or folder"):
+        read_logical(tmp_path / "nope")
+
+
+def test_empty_trace_gives_typed_empty_frame(tmp_path: Path) -> None:
+    (tmp_path / "PE0_send.csv").write_text("")
+    df = read_logical(tmp_path)
+    assert len(df) == 0
+    assert {c: df[c].dtype for c in df.columns} == LOGICAL_DTYPES
+
+
+def test_input_files_are_never_modified(data: Path) -> None:
+    before = snapshot(data)
+    for folder in ("logical_small", "logical_bad", "logical_phases"):
+        read_logical(data / folder, report=ReadReport())
+    assert snapshot(data) == before
+
+
+def test_fast_and_exact_paths_agree(tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    n = 2000
+    rows = [
+        f"{s // 4}, {s}, {d // 4}, {d}, {b}, {t:.6f}"
+        for s, d, b, t in zip(
+            rng.integers(0, 8, n), rng.integers(0, 8, n), rng.integers(1, 64, n),
+            1.7e9 + rng.random(n),
+        )
+    ]
+    clean = "\n".join(rows) + "\n"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "PE0_send.csv").write_text(clean)
+    (tmp_path / "b").mkdir()
+    # one noise line forces the exact path for the whole (single) block
+    (tmp_path / "b" / "PE0_send.csv").write_text(clean + "noise\n")
+    fast = read_logical(tmp_path / "a", report=ReadReport())
+    exact = read_logical(tmp_path / "b", report=ReadReport())
+    pd.testing.assert_frame_equal(fast, exact)
