@@ -76,9 +76,7 @@ def common_options(func: F) -> F:
             help="Figure file format.",
         ),
         click.option("-q", "--quiet", is_flag=True, help="Nothing on stderr but errors."),
-        click.option(
-            "-v", "--verbose", is_flag=True, help="Show the traceback with an error."
-        ),
+        click.option("-v", "--verbose", is_flag=True, help="Show the traceback with an error."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -171,7 +169,10 @@ Examples:
 )
 @click.option("--log", "log_scale", is_flag=True, help="Logarithmic colour scale.")
 @click.option(
-    "--top", type=click.IntRange(min=0), default=10, show_default=True,
+    "--top",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
     help="How many top (source, destination) pairs the summary lists.",
 )
 @handle_errors

@@ -44,7 +44,13 @@ def test_logical_on_real_example(examples: Path, tmp_path: Path) -> None:
     assert counts.to_numpy().sum() == 160_000
     pes = pd.read_csv(tmp_path / "plots" / "logical_pes.csv")
     assert list(pes.columns) == [
-        "pe", "node", "sent", "received", "bytes_sent", "bytes_received", "self_sends",
+        "pe",
+        "node",
+        "sent",
+        "received",
+        "bytes_sent",
+        "bytes_received",
+        "self_sends",
     ]
     assert pes["sent"].tolist() == [20015, 20000, 19904, 19980, 19934, 20172, 19931, 20064]
     summary = json.loads((tmp_path / "plots" / "logical_summary.json").read_text())
@@ -57,7 +63,11 @@ def test_logical_on_real_example(examples: Path, tmp_path: Path) -> None:
     assert sent["max"] == 20172 and sent["max_pe"] == 5 and sent["mean"] == 20000
     assert sent["max_over_mean"] == pytest.approx(1.0086)
     assert summary["top_pairs"][0] == {
-        "src_pe": 4, "dst_pe": 5, "messages": 2591, "bytes": 2591 * 16, "share": 2591 / 160000,
+        "src_pe": 4,
+        "dst_pe": 5,
+        "messages": 2591,
+        "bytes": 2591 * 16,
+        "share": 2591 / 160000,
     }
     assert [f["lines_read"] for f in summary["files"]][:2] == [20015, 20000]
     assert "160,000 messages" in err and "8 PEs on 2 node(s)" in err
@@ -66,8 +76,18 @@ def test_logical_on_real_example(examples: Path, tmp_path: Path) -> None:
 
 def test_quiet_node_level_bytes_svg(examples: Path, tmp_path: Path) -> None:
     code, out, err = run(
-        "logical", str(examples / "ig_8pe_2nodes" / "logical"), "-q", "--level", "node",
-        "--metric", "bytes", "--format", "svg", "--log", "-o", str(tmp_path),
+        "logical",
+        str(examples / "ig_8pe_2nodes" / "logical"),
+        "-q",
+        "--level",
+        "node",
+        "--metric",
+        "bytes",
+        "--format",
+        "svg",
+        "--log",
+        "-o",
+        str(tmp_path),
     )
     assert code == 0 and err == ""
     names = [Path(p).name for p in out.splitlines()]
@@ -101,7 +121,9 @@ def test_self_sends_options(data: Path, tmp_path: Path) -> None:
 
 
 def test_phase_option_and_notes(data: Path, tmp_path: Path) -> None:
-    code, _, err = run("logical", str(data / "logical_phases"), "--phase", "bfs", "-o", str(tmp_path))
+    code, _, err = run(
+        "logical", str(data / "logical_phases"), "--phase", "bfs", "-o", str(tmp_path)
+    )
     assert code == 0
     summary = json.loads((tmp_path / "logical_summary.json").read_text())
     assert summary["phase"] == "bfs" and summary["totals"]["messages"] == 3
@@ -112,7 +134,9 @@ def test_phase_option_and_notes(data: Path, tmp_path: Path) -> None:
 
 
 def test_bad_input_is_reported_not_fatal(data: Path, tmp_path: Path) -> None:
-    code, out, err = run("logical", str(data / "logical_bad"), "--num-pes", "4", "-o", str(tmp_path))
+    code, _out, err = run(
+        "logical", str(data / "logical_bad"), "--num-pes", "4", "-o", str(tmp_path)
+    )
     assert code == 0
     assert "1 of 4 PE files missing: PE 2" in err
     assert "PE0_send.csv: skipped 4 line(s)" in err
@@ -123,7 +147,8 @@ def test_bad_input_is_reported_not_fatal(data: Path, tmp_path: Path) -> None:
     pe0 = summary["files"][0]
     assert pe0["skipped_by_reason"]["negative value in dst_pe"] == 1
     assert pe0["first_skipped"][0] == {
-        "line": 2, "reason": "wrong number of fields (expected 5 or 6, found 1)",
+        "line": 2,
+        "reason": "wrong number of fields (expected 5 or 6, found 1)",
         "text": "Running histo on 4 threads",
     }
 
@@ -132,7 +157,11 @@ def test_bad_input_is_reported_not_fatal(data: Path, tmp_path: Path) -> None:
     ("args", "code", "message"),
     [
         (["nope-dir"], 2, "does not exist"),
-        (["{data}/logical_small", "--num-pes", "2"], 1, "PE2_send.csv: file of PE 2 but --num-pes is 2"),
+        (
+            ["{data}/logical_small", "--num-pes", "2"],
+            1,
+            "PE2_send.csv: file of PE 2 but --num-pes is 2",
+        ),
         (["{data}/logical_small", "--num-pes", "0"], 2, "0 is not in the range x>=1"),
         (["{data}/logical_small", "--metric", "size"], 2, "'size' is not one of"),
         (["{data}"], 1, "no trace file found; looked for PE<i>_send.csv"),
@@ -150,15 +179,22 @@ def test_errors_exit_codes(
 
 
 def test_error_names_file_and_line(data: Path, tmp_path: Path) -> None:
-    code, _, err = run("logical", str(data / "logical_small" / "PE0_send.csv"), "--num-pes", "2",
-                       "-o", str(tmp_path))
+    code, _, err = run(
+        "logical",
+        str(data / "logical_small" / "PE0_send.csv"),
+        "--num-pes",
+        "2",
+        "-o",
+        str(tmp_path),
+    )
     assert code == 1
     assert "PE0_send.csv:3: dst_pe 2 but --num-pes is 2" in err
 
 
 def test_verbose_shows_traceback(data: Path, tmp_path: Path) -> None:
-    code, _, err = run("logical", str(data / "logical_small"), "--num-pes", "2", "-v",
-                       "-o", str(tmp_path))
+    code, _, err = run(
+        "logical", str(data / "logical_small"), "--num-pes", "2", "-v", "-o", str(tmp_path)
+    )
     assert code == 1 and "Traceback" in err and "TraceFormatError" in err
 
 
@@ -181,7 +217,10 @@ def test_real_subprocess(argv0: list[str], data: Path, tmp_path: Path) -> None:
     env = {**os.environ, "MPLBACKEND": "Agg"}
     proc = subprocess.run(
         [*argv0, "logical", str(data / "logical_small"), "-o", str(tmp_path), "-q"],
-        capture_output=True, text=True, env=env, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""

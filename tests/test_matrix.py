@@ -134,7 +134,13 @@ def test_mixed_sizes_bytes_exact() -> None:
 
 def test_node_conflicts_are_reported() -> None:
     df = pd.DataFrame(
-        {"src_node": [0, 1], "src_pe": [0, 0], "dst_node": [0, 0], "dst_pe": [1, 1], "msg_bytes": [8, 8]}
+        {
+            "src_node": [0, 1],
+            "src_pe": [0, 0],
+            "dst_node": [0, 0],
+            "dst_pe": [1, 1],
+            "msg_bytes": [8, 8],
+        }
     )
     assert comm_matrices(df).node_conflicts == {0: [0, 1]}
 

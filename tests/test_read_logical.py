@@ -191,7 +191,7 @@ def test_only_named_phases(tmp_path: Path, data: Path) -> None:
     assert len(read_logical(tmp_path, report=report)) == 3
     assert report.phase == "bfs"
     shutil.copy(data / "logical_phases" / "PE0_tc_x_send.csv", tmp_path)
-    with pytest.raises(UsageError, match="several phases.*--phase NAME"):
+    with pytest.raises(UsageError, match=r"several phases.*--phase NAME"):
         read_logical(tmp_path, report=ReadReport())
 
 
@@ -240,8 +240,11 @@ def test_fast_and_exact_paths_agree(tmp_path: Path) -> None:
     rows = [
         f"{s // 4}, {s}, {d // 4}, {d}, {b}, {t:.6f}"
         for s, d, b, t in zip(
-            rng.integers(0, 8, n), rng.integers(0, 8, n), rng.integers(1, 64, n),
+            rng.integers(0, 8, n),
+            rng.integers(0, 8, n),
+            rng.integers(1, 64, n),
             1.7e9 + rng.random(n),
+            strict=False,
         )
     ]
     clean = "\n".join(rows) + "\n"

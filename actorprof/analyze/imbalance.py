@@ -18,12 +18,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["Imbalance", "imbalance", "STRAGGLER_RULE"]
+__all__ = ["STRAGGLER_RULE", "Imbalance", "imbalance"]
 
 #: How stragglers are chosen, in words (shown in summaries and docs).
-STRAGGLER_RULE = (
-    "load > median + 3 x 1.4826 x MAD (robust z-score above 3), largest first"
-)
+STRAGGLER_RULE = "load > median + 3 x 1.4826 x MAD (robust z-score above 3), largest first"
 _MAD_TO_SIGMA = 1.4826
 _Z = 3.0
 

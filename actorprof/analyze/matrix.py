@@ -169,14 +169,12 @@ class CommAccumulator:
         seen[pes] = nodes
         inconsistent = seen[pes] != nodes
         if inconsistent.any():
-            for pe, node in zip(pes[inconsistent], nodes[inconsistent]):
+            for pe, node in zip(pes[inconsistent], nodes[inconsistent], strict=False):
                 self._conflicts.setdefault(int(pe), {int(seen[pe])}).add(int(node))
         known = seen != _UNKNOWN_NODE
         clash = known & (self._node != _UNKNOWN_NODE) & (self._node != seen)
         for pe in np.flatnonzero(clash):
-            self._conflicts.setdefault(int(pe), set()).update(
-                {int(self._node[pe]), int(seen[pe])}
-            )
+            self._conflicts.setdefault(int(pe), set()).update({int(self._node[pe]), int(seen[pe])})
         fresh = known & (self._node == _UNKNOWN_NODE)
         self._node[fresh] = seen[fresh]
 
@@ -268,9 +266,7 @@ def filter_self_sends(matrix: pd.DataFrame, mode: SelfSends) -> pd.DataFrame:
     return pd.DataFrame(values, index=matrix.index, columns=matrix.columns)
 
 
-def pe_totals(
-    mats: CommMatrices, *, self_sends: SelfSends = "include"
-) -> pd.DataFrame:
+def pe_totals(mats: CommMatrices, *, self_sends: SelfSends = "include") -> pd.DataFrame:
     """Per-PE table: node, sent, received, bytes_sent, bytes_received, self_sends.
 
     ``sent``/``received`` follow ``self_sends``; the ``self_sends`` column is

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import NoTraceError, TraceFormatError, UsageError
 from ._report import ReadReport
 
-__all__ = ["TraceFile", "find_pe_files", "select_phase", "format_ranges"]
+__all__ = ["TraceFile", "find_pe_files", "format_ranges", "select_phase"]
 
 _PATTERNS = {
     "send": re.compile(r"PE(?P<pe>[0-9]+)(?:_(?P<phase>.+?))?_send\.(?P<ext>csv|dat)"),
@@ -111,8 +111,7 @@ def select_phase(
         report.note(f"only phase {named[0]!r} is here: reading it")
         return found[named[0]]
     raise UsageError(
-        f"several phases and no unnamed files: {_describe(found)}. "
-        "Choose one with --phase NAME."
+        f"several phases and no unnamed files: {_describe(found)}. Choose one with --phase NAME."
     )
 
 

@@ -233,7 +233,7 @@ def _parse_line(
         )
         return None
     values: list[int | float] = []
-    for name, field in zip(spec.columns, fields):
+    for name, field in zip(spec.columns, fields, strict=False):
         dtype = spec.dtypes[name]
         if dtype.kind == "f":
             if not _FLOAT_RE.fullmatch(field):
@@ -286,9 +286,12 @@ def _parse_last_line(
 
 
 def _frame(rows: list[list[int | float]], ncols: int, spec: CsvSpec) -> pd.DataFrame:
-    columns: list[tuple[int | float, ...]] = list(zip(*rows)) if rows else [()] * ncols
+    columns: list[tuple[int | float, ...]] = (
+        list(zip(*rows, strict=False)) if rows else [()] * ncols
+    )
     data = {
-        name: np.asarray(col, dtype=spec.dtypes[name]) for name, col in zip(spec.columns, columns)
+        name: np.asarray(col, dtype=spec.dtypes[name])
+        for name, col in zip(spec.columns, columns, strict=False)
     }
     return pd.DataFrame(data, columns=list(spec.columns))
 

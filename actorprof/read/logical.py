@@ -137,9 +137,7 @@ def read_logical(
     """
     frames = list(iter_logical(path, phase=phase, num_pes=num_pes, report=report))
     if not frames:
-        return pd.DataFrame(
-            {c: np.asarray([], dtype=LOGICAL_DTYPES[c]) for c in LOGICAL_COLUMNS}
-        )
+        return pd.DataFrame({c: np.asarray([], dtype=LOGICAL_DTYPES[c]) for c in LOGICAL_COLUMNS})
     return pd.concat(frames, ignore_index=True)
 
 

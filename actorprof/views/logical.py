@@ -125,13 +125,20 @@ class LogicalView:
             "imbalance": metrics,
             "top_pairs": [
                 {
-                    "src_pe": int(r.src_pe),
-                    "dst_pe": int(r.dst_pe),
-                    "messages": int(r.value),
-                    "bytes": int(b),
-                    "share": float(r.share),
+                    "src_pe": int(src),
+                    "dst_pe": int(dst),
+                    "messages": int(value),
+                    "bytes": int(nbytes),
+                    "share": float(share),
                 }
-                for r, b in zip(pairs.itertuples(index=False), pairs_bytes)
+                for src, dst, value, nbytes, share in zip(
+                    pairs["src_pe"].to_numpy(),
+                    pairs["dst_pe"].to_numpy(),
+                    pairs["value"].to_numpy(),
+                    pairs_bytes,
+                    pairs["share"].to_numpy(),
+                    strict=True,
+                )
             ],
             "node_conflicts": {str(k): v for k, v in raw.node_conflicts.items()},
             **{
@@ -186,7 +193,9 @@ def _check(metric: str, level: str) -> None:
         raise ValueError(f"level must be 'pe' or 'node', got {level!r}")
 
 
-def node_totals(node_counts: pd.DataFrame, node_bytes: pd.DataFrame, pe_node: pd.Series) -> pd.DataFrame:
+def node_totals(
+    node_counts: pd.DataFrame, node_bytes: pd.DataFrame, pe_node: pd.Series
+) -> pd.DataFrame:
     """Per-node table: pes, sent, received, bytes_sent, bytes_received, intra_node."""
     counts = node_counts.to_numpy()
     nbytes = node_bytes.to_numpy()
