@@ -32,6 +32,9 @@ _EXPORTS = {
     "iter_logical": "read",
     "read_logical": "read",
     "logical_files": "read",
+    "iter_physical": "read",
+    "read_physical": "read",
+    "physical_file": "read",
     # analyze
     "CommAccumulator": "analyze",
     "CommMatrices": "analyze",
@@ -44,6 +47,14 @@ _EXPORTS = {
     "node_matrix": "analyze",
     "pe_totals": "analyze",
     "top_pairs": "analyze",
+    "MeshFit": "analyze",
+    "PhysicalAccumulator": "analyze",
+    "PhysicalMatrices": "analyze",
+    "fitting_pes_per_node": "analyze",
+    "mesh_fit": "analyze",
+    "physical_matrices": "analyze",
+    "physical_node_matrices": "analyze",
+    "physical_pe_totals": "analyze",
     # plot
     "plot_heatmap": "plot",
     "plot_violin": "plot",
@@ -82,6 +93,16 @@ if TYPE_CHECKING:  # pragma: no cover
         pe_totals,
         top_pairs,
     )
+    from .analyze.physical import (
+        MeshFit,
+        PhysicalAccumulator,
+        PhysicalMatrices,
+        fitting_pes_per_node,
+        mesh_fit,
+        physical_matrices,
+        physical_node_matrices,
+        physical_pe_totals,
+    )
     from .errors import (
         ActorProfError,
         ActorProfWarning,
@@ -91,4 +112,5 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from .plot import plot_heatmap, plot_violin
     from .read import FileReport, ReadReport, iter_logical, logical_files, read_logical
+    from .read.physical import iter_physical, physical_file, read_physical
     from .views import LogicalView, logical_view

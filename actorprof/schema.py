@@ -20,6 +20,22 @@ PAPI trace (``PE<i>_PAPI.csv``), one row per handled message plus one MAIN row:
 the logical columns (``time_s`` = end of the region) plus ``mailbox`` (int32,
 -1 on the MAIN row), ``num_sends`` (int64) and one int64 column per counter
 (default ``PAPI_TOT_INS``, ``PAPI_LST_INS``).
+
+Physical trace (``physical.txt``), one row per traced Conveyors call, in file
+order (see docs/physical.md for the line grammar):
+
+============  ========  =====================================================
+column        dtype     meaning
+============  ========  =====================================================
+send_type     category  ``local_send``, ``nonblock_send`` or
+                        ``nonblock_progress`` (:data:`SEND_TYPES`, in this
+                        order: a pandas Categorical with exactly these
+                        categories; ``.cat.codes`` are 0, 1, 2)
+buffer_bytes  int64     size of the buffer the call sent (0 for most
+                        ``nonblock_progress`` calls)
+src_pe        int32     PE that made the call
+dst_pe        int32     PE the buffer went to
+============  ========  =====================================================
 """
 
 from __future__ import annotations
@@ -29,6 +45,9 @@ from typing import Final
 import numpy as np
 
 __all__ = [
+    "AGGREGATION_LINK_COLUMNS",
+    "AGGREGATION_PE_TABLE_COLUMNS",
+    "BUFFER_SEND_TYPES",
     "DEFAULT_PAPI_COUNTERS",
     "LOGICAL_COLUMNS",
     "LOGICAL_DTYPES",
@@ -36,6 +55,10 @@ __all__ = [
     "MAIN_MAILBOX",
     "PAPI_BASE_COLUMNS",
     "PE_TABLE_COLUMNS",
+    "PHYSICAL_COLUMNS",
+    "PHYSICAL_INT_DTYPES",
+    "PHYSICAL_PE_TABLE_COLUMNS",
+    "SEND_TYPES",
     "papi_columns",
     "papi_dtypes",
 ]
@@ -96,3 +119,66 @@ def papi_dtypes(counters: tuple[str, ...] = DEFAULT_PAPI_COUNTERS) -> dict[str, 
         dtypes[name] = np.dtype(np.int64)
     dtypes["time_s"] = np.dtype(np.float64)
     return dtypes
+
+
+# --- Physical trace and aggregation (issue 4) ---------------------------------
+
+#: Send types of the physical trace (FORMATS.md section 4), in this order; the
+#: ``send_type`` column is a pandas Categorical with exactly these categories.
+SEND_TYPES: Final = ("local_send", "nonblock_send", "nonblock_progress")
+#: The types that put a buffer on the wire; ``nonblock_progress`` completes
+#: earlier non-blocking sends and is counted apart.
+BUFFER_SEND_TYPES: Final = ("local_send", "nonblock_send")
+PHYSICAL_COLUMNS: Final = ("send_type", "buffer_bytes", "src_pe", "dst_pe")
+#: Dtypes of the integer physical columns (``send_type`` is categorical).
+PHYSICAL_INT_DTYPES: Final[dict[str, np.dtype[np.generic]]] = {
+    "buffer_bytes": np.dtype(np.int64),
+    "src_pe": np.dtype(np.int32),
+    "dst_pe": np.dtype(np.int32),
+}
+#: Per-PE table of the physical view (``physical_pes.csv``): totals over the
+#: buffer types (``bytes_*`` over all three types), then per send type
+#: ``<type>_buffers_sent``, ``<type>_buffers_received``, ``<type>_bytes_sent``,
+#: ``<type>_bytes_received``.
+PHYSICAL_PE_TABLE_COLUMNS: Final = (
+    "pe",
+    "node",
+    "buffers_sent",
+    "buffers_received",
+    "bytes_sent",
+    "bytes_received",
+    "self_buffers",
+    *(
+        f"{send_type}_{what}"
+        for send_type in SEND_TYPES
+        for what in ("buffers_sent", "buffers_received", "bytes_sent", "bytes_received")
+    ),
+)
+#: Per-PE table of the aggregation view (``aggregation_pes.csv``).
+AGGREGATION_PE_TABLE_COLUMNS: Final = (
+    "pe",
+    "node",
+    "messages_sent",
+    "payload_bytes_sent",
+    "routed_items_sent",
+    "buffers_sent",
+    "wire_bytes_sent",
+    "messages_per_buffer",
+    "items_per_buffer",
+    "avg_buffer_bytes",
+    "avg_buffer_fill",
+    "wire_over_payload",
+)
+#: One row per (send type, link) that carries buffers or routed messages
+#: (``aggregation_links.csv``).
+AGGREGATION_LINK_COLUMNS: Final = (
+    "send_type",
+    "src_pe",
+    "dst_pe",
+    "buffers",
+    "buffer_bytes",
+    "routed_messages",
+    "routed_payload_bytes",
+    "messages_per_buffer",
+    "status",
+)

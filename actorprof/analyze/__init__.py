@@ -12,18 +12,36 @@ from .matrix import (
     pe_totals,
     top_pairs,
 )
+from .physical import (
+    MeshFit,
+    PhysicalAccumulator,
+    PhysicalMatrices,
+    fitting_pes_per_node,
+    mesh_fit,
+    physical_matrices,
+    physical_node_matrices,
+    physical_pe_totals,
+)
 
 __all__ = [
     "STRAGGLER_RULE",
     "CommAccumulator",
     "CommMatrices",
     "Imbalance",
+    "MeshFit",
+    "PhysicalAccumulator",
+    "PhysicalMatrices",
     "comm_matrices",
     "comm_matrix",
     "filter_self_sends",
+    "fitting_pes_per_node",
     "imbalance",
     "locality",
+    "mesh_fit",
     "node_matrix",
     "pe_totals",
+    "physical_matrices",
+    "physical_node_matrices",
+    "physical_pe_totals",
     "top_pairs",
 ]

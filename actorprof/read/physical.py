@@ -1,0 +1,427 @@
+"""Reader of the physical trace: ``physical.txt``, one line per Conveyors call.
+
+The file is the program's stdout (FORMATS.md section 4): trace lines are mixed
+with whatever else the program printed. A **trace line** is, from its start::
+
+    [blanks] TYPE SEP0 BYTES SEP SRC_PE SEP DST_PE [SEP EXTRA...] [blanks] [\\r]
+
+    TYPE   local_send | nonblock_send | nonblock_progress   (case-sensitive)
+    SEP0   ":" or "," with any blanks around it, or one or more blanks
+    SEP    "," with any blanks around it, or one or more blanks
+    BYTES, SRC_PE, DST_PE
+           decimal integers [0-9]+ (a leading "-" is read, then rejected)
+    EXTRA  anything: extra trailing fields are accepted and ignored
+
+so ``nonblock_send, 8192, 3, 19``, ``local_send: 64 0 1`` and
+``nonblock_progress,0,2,6, t=0.25`` are trace lines. Blanks are spaces and tabs.
+
+Every other line is accounted for, never silently dropped:
+
+- blank lines are counted as blank;
+- a line whose first field is not a send type is **program output**, counted
+  as skipped under that reason (no example kept: it is expected);
+- a line whose first field is a send type but whose rest does not follow the
+  grammar is a **broken trace line** (e.g. a number cut or glued to text),
+  counted under its own reason with the first examples and line numbers, as
+  are negative numbers and numbers too large for their column;
+- a last line without a line end that starts with a send type was cut by a
+  killed job (printf writes the line end with the line), even if it parses.
+
+A file in which no line is a readable trace line is an error (wrong file, or
+the program was not built with ``-DENABLE_TRACE_PHYSICAL``). With
+``num_pes``, a PE id at or beyond it is an error naming the file and line.
+
+The file is read in blocks of whole lines; each block is split and matched
+with Arrow's vectorised RE2 kernels, so memory stays bounded by the block size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import NoTraceError, TraceFormatError, UsageError
+from ..schema import PHYSICAL_COLUMNS, PHYSICAL_INT_DTYPES, SEND_TYPES
+from ._report import MAX_EXAMPLES, FileReport, ReadReport
+from ._scan import CUT_LINE, NEGATIVE, TOO_LARGE
+
+__all__ = [
+    "BROKEN_LINE",
+    "PHYSICAL_FILE_NAME",
+    "PROGRAM_OUTPUT",
+    "SEND_TYPE_DTYPE",
+    "TRACE_LINE_GRAMMAR",
+    "iter_physical",
+    "physical_file",
+    "physical_problems",
+    "read_physical",
+]
+
+PHYSICAL_FILE_NAME = "physical.txt"
+#: The ``send_type`` column's dtype: categories :data:`actorprof.schema.SEND_TYPES`.
+SEND_TYPE_DTYPE = pd.CategoricalDtype(list(SEND_TYPES), ordered=False)
+DEFAULT_BLOCK_BYTES = 16 * 1024 * 1024
+
+PROGRAM_OUTPUT = "program output"
+BROKEN_LINE = "broken trace line (expected: send type, bytes, src_pe, dst_pe)"
+
+_BLANK = r"[ \t]"
+_SEP = rf"(?:{_BLANK}*,{_BLANK}*|{_BLANK}+)"
+_TYPES = "|".join(SEND_TYPES)
+_NUMBER = r"-?[0-9]+"
+#: The regular expression (RE2 syntax) a trace line must match.
+TRACE_LINE_GRAMMAR = (
+    rf"^{_BLANK}*(?P<send_type>{_TYPES})(?:{_BLANK}*[:,]{_BLANK}*|{_BLANK}+)"
+    rf"(?P<buffer_bytes>{_NUMBER}){_SEP}(?P<src_pe>{_NUMBER}){_SEP}(?P<dst_pe>{_NUMBER})"
+    rf"(?:{_SEP}.*?)?{_BLANK}*\r?$"
+)
+# A line "looks like" a trace line when its first field is a send type.
+_LOOKS_LIKE_TRACE = rf"^{_BLANK}*(?:{_TYPES})(?:[^A-Za-z0-9_]|$)"
+_BLANK_LINE = r"^[ \t\r\f\v]*$"
+# Longest digit strings that always fit: int64 (buffer_bytes), int32 (PE ids).
+_MAX_DIGITS = {"buffer_bytes": 18, "src_pe": 9, "dst_pe": 9}
+_INT32_MAX = int(np.iinfo(np.int32).max)
+
+
+def physical_file(path: str | PathLike[str]) -> Path:
+    """The physical trace file a read of ``path`` uses.
+
+    ``path`` is the file itself, or a folder holding ``physical.txt``.
+
+    Raises
+    ------
+    UsageError
+        ``path`` does not exist.
+    NoTraceError
+        ``path`` is a folder without ``physical.txt``.
+    """
+    path = Path(path)
+    if path.is_file():
+        return path
+    if not path.is_dir():
+        raise UsageError(f"{path}: no such file or folder")
+    candidate = path / PHYSICAL_FILE_NAME
+    if candidate.is_file():
+        return candidate
+    raise NoTraceError(
+        f"{path}: no {PHYSICAL_FILE_NAME} here. The physical trace is the stdout of a "
+        "program built with -DENABLE_TRACE_PHYSICAL: redirect it to physical.txt, or "
+        "pass the file itself."
+    )
+
+
+def iter_physical(
+    path: str | PathLike[str],
+    *,
+    num_pes: int | None = None,
+    report: ReadReport | None = None,
+    block_bytes: int = DEFAULT_BLOCK_BYTES,
+) -> Iterator[pd.DataFrame]:
+    """Stream a physical trace as DataFrame chunks in bounded memory.
+
+    Parameters
+    ----------
+    path
+        ``physical.txt`` or a folder holding it.
+    num_pes
+        The run's PE count; a PE id at or beyond it is an error. None: no
+        limit (the views infer it as the largest PE id + 1).
+    report
+        Receives the line accounting (program output, broken lines, notes).
+        When None, problems (not program output) are announced with
+        :class:`ActorProfWarning`.
+    block_bytes
+        Size of the text blocks matched at once.
+
+    Yields
+    ------
+    pandas.DataFrame
+        Columns :data:`actorprof.schema.PHYSICAL_COLUMNS`: ``send_type``
+        (categorical), ``buffer_bytes`` (int64), ``src_pe``, ``dst_pe`` (int32).
+
+    Raises
+    ------
+    UsageError
+        ``path`` does not exist or ``num_pes < 1``.
+    NoTraceError
+        A folder without ``physical.txt``.
+    TraceFormatError
+        No line of the file is a readable trace line, or a PE id is at or
+        beyond ``num_pes`` (file and line named).
+
+    Examples
+    --------
+    >>> from actorprof import iter_physical, physical_matrices
+    >>> mats = physical_matrices(iter_physical("run/physical.txt"))  # doctest: +SKIP
+    """
+    if num_pes is not None and num_pes < 1:
+        raise UsageError(f"--num-pes must be at least 1, got {num_pes}")
+    if block_bytes < 1:
+        raise ValueError(f"block_bytes must be >= 1, got {block_bytes}")
+    own = report is None
+    report = ReadReport(kind="physical") if report is None else report
+    report.kind = "physical"
+    report.num_pes = num_pes
+    trace = physical_file(path)
+    file_report = FileReport(str(trace))
+    report.files.append(file_report)
+    scanner = _Scanner(trace, file_report, num_pes)
+    yield from scanner.scan(block_bytes)
+    if file_report.lines_read == 0:
+        raise scanner.nothing_read()
+    if own:
+        import warnings
+
+        from ..errors import ActorProfWarning
+
+        for message in [*report.warnings, *physical_problems(report)]:
+            warnings.warn(message, ActorProfWarning, stacklevel=2)
+
+
+def read_physical(
+    path: str | PathLike[str],
+    *,
+    num_pes: int | None = None,
+    report: ReadReport | None = None,
+) -> pd.DataFrame:
+    """Read a whole physical trace into one DataFrame.
+
+    Same parameters as :func:`iter_physical`.
+
+    Examples
+    --------
+    >>> df = read_physical("examples/ig_8pe_2nodes/physical")  # doctest: +SKIP
+    >>> df.groupby("send_type", observed=False)["buffer_bytes"].sum()  # doctest: +SKIP
+    """
+    frames = list(iter_physical(path, num_pes=num_pes, report=report))
+    if not frames:  # pragma: no cover - iter_physical raises first
+        return _empty_frame()
+    return pd.concat(frames, ignore_index=True)
+
+
+def physical_problems(report: ReadReport) -> list[str]:
+    """Human lines about the skipped lines that are not program output."""
+    out: list[str] = []
+    for f in report.files:
+        problems = {r: n for r, n in f.skipped.items() if r != PROGRAM_OUTPUT}
+        if not problems:
+            continue
+        reasons = ", ".join(f"{n} {r}" for r, n in sorted(problems.items()))
+        out.append(f"{f.path}: skipped {sum(problems.values())} trace line(s): {reasons}")
+        for e in f.examples[:3]:
+            out.append(f"  {f.path}:{e.line}: {e.reason}: {e.text!r}")
+    return out
+
+
+def program_output_lines(report: ReadReport) -> int:
+    """How many lines of program output the read skipped."""
+    return sum(f.skipped.get(PROGRAM_OUTPUT, 0) for f in report.files)
+
+
+@dataclass
+class _Scanner:
+    """State of one file's read: the report, the first program output line."""
+
+    path: Path
+    report: FileReport
+    num_pes: int | None
+    first_output: tuple[int, str] | None = None
+    _pending: list[tuple[np.ndarray, str]] = field(default_factory=list)
+
+    def scan(self, block_bytes: int) -> Iterator[pd.DataFrame]:
+        try:
+            handle = open(self.path, "rb")  # noqa: SIM115 - closed in finally, generator
+        except OSError as exc:
+            raise TraceFormatError(f"cannot open: {exc.strerror}", path=self.path) from exc
+        first_line = 1
+        carry = b""
+        try:
+            while True:
+                data = handle.read(block_bytes)
+                if not data:
+                    break
+                self.report.bytes_read += len(data)
+                data = carry + data
+                end = data.rfind(b"\n")
+                if end < 0:
+                    carry = data
+                    continue
+                carry = data[end + 1 :]
+                block = data[: end + 1]
+                frame = self._block(block, first_line)
+                first_line += block.count(b"\n")
+                if len(frame):
+                    yield frame
+            if carry:
+                self._last_line(carry, first_line)
+        except OSError as exc:
+            raise TraceFormatError(f"read failed: {exc.strerror}", path=self.path) from exc
+        finally:
+            handle.close()
+
+    def _block(self, block: bytes, first_line: int) -> pd.DataFrame:
+        text = block.decode("utf-8", "replace")
+        lines = pc.split_pattern(pa.array([text], pa.large_string()), "\n").flatten()
+        lines = lines.slice(0, len(lines) - 1)  # the block ends with a line end
+        matched = pc.extract_regex(lines, TRACE_LINE_GRAMMAR)
+        ok = _to_bool(matched.is_valid())
+        self._classify_rest(lines, np.flatnonzero(~ok), first_line)
+        rows = np.flatnonzero(ok)
+        if not rows.size:
+            self._flush(lines, first_line)
+            return _empty_frame()
+        fields = {name: pc.take(matched.field(name), pa.array(rows)) for name in PHYSICAL_COLUMNS}
+        good = np.ones(rows.size, dtype=bool)
+        values: dict[str, np.ndarray] = {}
+        for name in PHYSICAL_COLUMNS[1:]:
+            text_values = fields[name]
+            too_long = _to_bool(pc.greater(pc.utf8_length(text_values), _MAX_DIGITS[name]))
+            safe = pc.if_else(pa.array(too_long), "0", text_values)
+            numbers = pc.cast(safe, pa.int64()).to_numpy(zero_copy_only=False)
+            negative = numbers < 0
+            if name != "buffer_bytes":
+                too_long |= numbers > _INT32_MAX
+            self._skip_rows(lines, rows[too_long & good], first_line, f"{TOO_LARGE} for {name}")
+            good &= ~too_long
+            self._skip_rows(lines, rows[negative & good], first_line, f"{NEGATIVE} in {name}")
+            good &= ~negative
+            values[name] = numbers
+        self._flush(lines, first_line)
+        kept = rows[good]
+        self.report.lines_read += int(kept.size)
+        codes = pc.index_in(
+            fields["send_type"], value_set=pa.array(SEND_TYPES, pa.large_string())
+        ).to_numpy(zero_copy_only=False)
+        frame = pd.DataFrame(
+            {
+                "send_type": pd.Categorical.from_codes(
+                    codes[good].astype(np.int8), dtype=SEND_TYPE_DTYPE
+                ),
+                **{
+                    name: values[name][good].astype(PHYSICAL_INT_DTYPES[name])
+                    for name in PHYSICAL_COLUMNS[1:]
+                },
+            },
+            columns=list(PHYSICAL_COLUMNS),
+        )
+        self._check_pes(frame, kept, first_line)
+        return frame
+
+    def _classify_rest(self, lines: Any, rest: np.ndarray, first_line: int) -> None:
+        """Blank, program output or broken trace line, for the unmatched lines."""
+        if not rest.size:
+            return
+        others = pc.take(lines, pa.array(rest))
+        blank = _to_bool(pc.match_substring_regex(others, _BLANK_LINE))
+        traceish = _to_bool(pc.match_substring_regex(others, _LOOKS_LIKE_TRACE)) & ~blank
+        output = ~blank & ~traceish
+        self.report.lines_blank += int(blank.sum())
+        n_output = int(output.sum())
+        if n_output:
+            self.report.skipped[PROGRAM_OUTPUT] = (
+                self.report.skipped.get(PROGRAM_OUTPUT, 0) + n_output
+            )
+            if self.first_output is None:
+                first = int(rest[int(np.argmax(output))])
+                self.first_output = (first_line + first, _line_text(lines, first))
+        self._skip_rows(lines, rest[traceish], first_line, BROKEN_LINE)
+
+    def _skip_rows(self, lines: Any, rows: np.ndarray, first_line: int, reason: str) -> None:
+        """Count ``rows`` under ``reason`` (examples chosen at :meth:`_flush`)."""
+        if rows.size:
+            self._pending.append((rows, reason))
+
+    def _flush(self, lines: Any, first_line: int) -> None:
+        """Count the block's skipped rows; keep the first ones, in line order, as examples."""
+        if not self._pending:
+            return
+        rows = np.concatenate([r for r, _ in self._pending])
+        which = np.concatenate([np.full(r.size, k) for k, (r, _) in enumerate(self._pending)])
+        reasons = [reason for _, reason in self._pending]
+        self._pending.clear()
+        order = np.argsort(rows, kind="stable")
+        room = max(MAX_EXAMPLES - len(self.report.examples), 0)
+        for k in order[:room]:
+            row = int(rows[k])
+            self.report.skip(first_line + row, reasons[which[k]], _line_text(lines, row))
+        counted = np.bincount(which[order[room:]], minlength=len(reasons))
+        for k, n in enumerate(counted):
+            if n:
+                reason = reasons[k]
+                self.report.skipped[reason] = self.report.skipped.get(reason, 0) + int(n)
+
+    def _check_pes(self, frame: pd.DataFrame, rows: np.ndarray, first_line: int) -> None:
+        if self.num_pes is None or not len(frame):
+            return
+        for column in ("src_pe", "dst_pe"):
+            values = frame[column].to_numpy()
+            beyond = np.flatnonzero(values >= self.num_pes)
+            if beyond.size:
+                row = int(beyond[0])
+                raise TraceFormatError(
+                    f"{column} {int(values[row])} but --num-pes is {self.num_pes}. "
+                    "Pass the run's real PE count (or omit --num-pes to infer it).",
+                    path=self.path,
+                    line=first_line + int(rows[row]),
+                )
+
+    def _last_line(self, raw: bytes, number: int) -> None:
+        """The final line has no line end: a trace line there was cut."""
+        lines = pa.array([raw.decode("utf-8", "replace")], pa.large_string())
+        if _to_bool(pc.match_substring_regex(lines, _BLANK_LINE))[0]:
+            self.report.lines_blank += 1
+        elif _to_bool(pc.match_substring_regex(lines, _LOOKS_LIKE_TRACE))[0]:
+            self._skip_rows(lines, np.array([0]), number, CUT_LINE)
+        else:
+            self._classify_rest(lines, np.array([0]), number)
+        self._flush(lines, number)
+
+    def nothing_read(self) -> TraceFormatError:
+        """The error for a file without one readable trace line."""
+        problems = self.report.lines_skipped - self.report.skipped.get(PROGRAM_OUTPUT, 0)
+        if problems:
+            first = self.report.examples[0]
+            return TraceFormatError(
+                f"no readable trace line: {problems} trace line(s) are broken (first: "
+                f"{first.reason}: {first.text!r}). Fix the file or rerun the program.",
+                path=self.path,
+                line=first.line,
+            )
+        shown = "" if self.first_output is None else f" (first: {self.first_output[1]!r})"
+        return TraceFormatError(
+            f"no trace line in this file: {self.report.lines_total} line(s), "
+            f"{self.report.skipped.get(PROGRAM_OUTPUT, 0)} of program output{shown}. "
+            "A physical trace has lines like 'nonblock_send, 8192, 3, 19'; was the program "
+            "built with -DENABLE_TRACE_PHYSICAL, and is this its stdout?",
+            path=self.path,
+        )
+
+
+def _to_bool(array: Any) -> np.ndarray:
+    return np.asarray(array.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _line_text(lines: Any, row: int) -> str:
+    return str(lines[row].as_py()).rstrip("\r")
+
+
+def _empty_frame() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "send_type": pd.Categorical.from_codes(
+                np.array([], dtype=np.int8), dtype=SEND_TYPE_DTYPE
+            ),
+            **{
+                name: np.array([], dtype=PHYSICAL_INT_DTYPES[name]) for name in PHYSICAL_COLUMNS[1:]
+            },
+        },
+        columns=list(PHYSICAL_COLUMNS),
+    )
