@@ -273,6 +273,141 @@ def _write_logical(
     out.json(summary, "summary")
 
 
+TIMELINE_EXAMPLE = """\b
+Examples:
+  actorprof timeline run/ -o plots/
+  actorprof timeline run/ --phase bfs --bins 500 --log
+"""
+
+
+@main.command(epilog=TIMELINE_EXAMPLE, context_settings=CONTEXT)
+@click.argument("trace_dir", type=click.Path(exists=True, path_type=Path))
+@common_options
+@click.option(
+    "--phase",
+    default=None,
+    metavar="NAME",
+    help="Only this phase (default: every phase found, on one time axis).",
+)
+@click.option(
+    "--bins",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    help="Time bins in the figure and the CSV.",
+)
+@click.option("--log", "log_scale", is_flag=True, help="Logarithmic colour scale.")
+@handle_errors
+def timeline(
+    trace_dir: Path,
+    num_pes: int | None,
+    output_dir: Path,
+    fmt: str,
+    quiet: bool,
+    verbose: bool,
+    phase: str | None,
+    bins: int,
+    log_scale: bool,
+) -> None:
+    """Messages sent per PE over time: rate, PE x time heat strip, phases.
+
+    TRACE_DIR holds the run's PE<i>_send.csv files (with timestamps).
+    """
+    from .output import OutputWriter, new_figure
+    from .plot.timeline import plot_rate, plot_timeline_heat
+    from .read import ReadReport
+    from .views.timeline import timeline_view
+
+    console = Console(quiet=quiet, verbose=verbose)
+    out = OutputWriter(output_dir, kind="timeline", fmt=fmt)
+    reports: dict[str, ReadReport] = {}
+    view = timeline_view(trace_dir, phase=phase, num_pes=num_pes, reports=reports)
+    shown = view.display(bins)
+    fig = new_figure(11.0, 7.5, nrows=2)
+    top, bottom = fig.axes
+    fig.get_layout_engine().set(h_pad=0.1)  # type: ignore[union-attr]
+    spans = [(p.name, p.start_s, p.end_s) for p in view.phases] if len(view.phases) > 1 else []
+    plot_rate(shown, ax=top, spans=spans, title="Logical messages sent over time")
+    plot_timeline_heat(shown, ax=bottom, log=log_scale)
+    bottom.sharex(top)
+    out.figure(fig, "rate")
+    out.csv(shown.counts, "counts")
+    out.json(view.summary(bins=bins), "summary")
+    console.wrote(out.written)
+    for report in reports.values():
+        report_to_console(report, console)
+    s = view.summary(bins=bins)
+    console.info(
+        f"timeline: {s['messages_timed']:,} timed messages over {s['duration_s']:.3f} s "
+        f"on {s['num_pes']} PEs; peak {s['peak_rate_per_s']:,.0f} messages/s "
+        f"at {s['peak_at_s'] or 0:.3f} s"
+    )
+    if s["messages_untimed"]:
+        console.warn(f"{s['messages_untimed']:,} messages have no timestamp (5-column lines)")
+    for p in view.phases:
+        console.info(f"  phase {p.name}: {p.start_s:.3f}-{p.end_s:.3f} s, {p.messages:,} messages")
+
+
+EXPORT_EXAMPLE = """\b
+Examples:
+  actorprof export run/ --to perfetto -o out/   # then open out/export_perfetto.json
+                                               # in https://ui.perfetto.dev
+"""
+
+
+@main.command(epilog=EXPORT_EXAMPLE, context_settings=CONTEXT)
+@click.argument("trace_dir", type=click.Path(exists=True, path_type=Path))
+@common_options
+@click.option(
+    "--to",
+    "target",
+    type=click.Choice(["perfetto"]),
+    default="perfetto",
+    show_default=True,
+    help="Format: Chrome Trace Event JSON, for ui.perfetto.dev and chrome://tracing.",
+)
+@click.option(
+    "--phase", default=None, metavar="NAME", help="Only this phase (default: every phase)."
+)
+@click.option(
+    "--bins",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Time bins per PE (fewer when PEs x bins would make the file too big).",
+)
+@handle_errors
+def export(
+    trace_dir: Path,
+    num_pes: int | None,
+    output_dir: Path,
+    fmt: str,
+    quiet: bool,
+    verbose: bool,
+    target: str,
+    phase: str | None,
+    bins: int,
+) -> None:
+    """Export send rates per PE as a trace for Perfetto / chrome://tracing."""
+    from .output import OutputWriter
+    from .read import ReadReport
+    from .views.timeline import perfetto_trace, timeline_view
+
+    console = Console(quiet=quiet, verbose=verbose)
+    out = OutputWriter(output_dir, kind="export", fmt=fmt)
+    reports: dict[str, ReadReport] = {}
+    view = timeline_view(trace_dir, phase=phase, num_pes=num_pes, reports=reports)
+    trace = perfetto_trace(view, bins=bins)
+    out.json(trace, target)
+    console.wrote(out.written)
+    for report in reports.values():
+        report_to_console(report, console)
+    console.info(
+        f"export: {len(trace['traceEvents']):,} events, {view.num_pes} PEs, "
+        f"bins of {trace['otherData']['bin_s'] * 1e3:.3g} ms; open it in https://ui.perfetto.dev"
+    )
+
+
 def report_to_console(report: Any, console: Console) -> None:
     """Notes, warnings and skipped lines of a read, on stderr."""
     for note in report.notes:

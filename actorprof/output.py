@@ -28,6 +28,15 @@ __all__ = ["FORMATS", "OutputWriter", "new_figure", "to_jsonable"]
 FORMATS = ("png", "svg", "pdf")
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
 def new_figure(width: float, height: float, *, nrows: int = 1, ncols: int = 1) -> Figure:
     """A pyplot-free figure of ``width`` x ``height`` inches with a grid of Axes."""
     from matplotlib.figure import Figure
@@ -96,6 +105,7 @@ class OutputWriter:
         try:
             with os.fdopen(fd, "wb") as handle:
                 write(handle)
+            os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; outputs are shared
             os.replace(tmp, target)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -1,0 +1,227 @@
+"""The timeline view: messages sent per PE over time, every phase on one axis.
+
+Also builds the Chrome Trace Event (Perfetto) export of the same data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._version import __version__
+from ..analyze.imbalance import imbalance
+from ..analyze.timeline import Timeline, TimelineAccumulator, rebin
+from ..read._files import find_pe_files
+from ..read._report import ReadReport
+from ..read.logical import iter_logical
+
+__all__ = ["PhaseSpan", "TimelineView", "perfetto_trace", "timeline_view"]
+
+
+@dataclass(frozen=True)
+class PhaseSpan:
+    """When one phase's messages were sent (seconds since the first send)."""
+
+    name: str
+    start_s: float
+    end_s: float
+    messages: int
+
+
+@dataclass(frozen=True)
+class TimelineView:
+    """Send times of a run: the fine timeline and each phase's span."""
+
+    path: str
+    timeline: Timeline
+    phases: list[PhaseSpan]
+    reports: dict[str, ReadReport]
+
+    @property
+    def num_pes(self) -> int:
+        return len(self.timeline.counts.columns)
+
+    def display(self, bins: int = 200) -> Timeline:
+        """The timeline merged to at most ``bins`` bins."""
+        return rebin(self.timeline, bins)
+
+    def pe_first_last(self) -> tuple[np.ndarray, np.ndarray]:
+        """First and last send time per PE (bin starts; NaN for silent PEs)."""
+        values = self.timeline.counts.to_numpy()
+        times = self.timeline.counts.index.to_numpy(dtype=np.float64)
+        if not len(times):
+            nothing = np.full(self.num_pes, np.nan)
+            return nothing, nothing.copy()
+        active = values > 0
+        has = active.any(axis=0)
+        first = np.where(has, times[np.argmax(active, axis=0)], np.nan)
+        last_index = len(times) - 1 - np.argmax(active[::-1], axis=0)
+        last = np.where(has, times[last_index] + self.timeline.bin_s, np.nan)
+        return first, last
+
+    def summary(self, *, bins: int = 200) -> dict[str, Any]:
+        tl = self.timeline
+        shown = self.display(bins)
+        rate = shown.rate
+        first, last = self.pe_first_last()
+        timed = int(tl.counts.to_numpy().sum())
+        finished = np.nan_to_num(last, nan=0.0)
+        late = imbalance(finished).to_dict() if len(finished) else None
+        return {
+            "kind": "timeline",
+            "actorprof_version": __version__,
+            "trace": self.path,
+            "num_pes": self.num_pes,
+            "start_epoch_s": tl.start_s,
+            "duration_s": len(tl.counts) * tl.bin_s,
+            "bin_s": tl.bin_s,
+            "display_bin_s": shown.bin_s,
+            "messages_timed": timed,
+            "messages_untimed": int(tl.untimed.sum()),
+            "peak_rate_per_s": float(rate.max()) if len(rate) else 0.0,
+            "peak_at_s": float(shown.counts.index[int(np.argmax(rate.to_numpy()))])
+            if len(rate)
+            else None,
+            "phases": [vars(p) for p in self.phases],
+            "pe_first_send_s": [None if np.isnan(v) else float(v) for v in first],
+            "pe_last_send_s": [None if np.isnan(v) else float(v) for v in last],
+            "last_send_imbalance": late,
+            "note": "times are the senders' clocks; across nodes they align only "
+            "as well as the nodes' clocks do",
+            "files": {phase: report.to_dict()["files"] for phase, report in self.reports.items()},
+        }
+
+
+def timeline_view(
+    path: str | PathLike[str],
+    *,
+    phase: str | None = None,
+    num_pes: int | None = None,
+    base_s: float = 1e-3,
+    max_bins: int = 100_000,
+    reports: dict[str, ReadReport] | None = None,
+) -> TimelineView:
+    """Read the logical trace's send times, every phase (or just ``phase``).
+
+    Phases share one time axis (seconds since the first send of any of
+    them), so ``PhaseSpan``s show when each phase ran.
+
+    Raises
+    ------
+    ActorProfError
+        As :func:`actorprof.iter_logical`.
+    """
+    reports = {} if reports is None else reports
+    found = find_pe_files(Path(path), "send")
+    names = [phase] if phase is not None else list(found)
+    total = TimelineAccumulator(base_s=base_s, max_bins=max_bins)
+    partial: list[tuple[str, Timeline]] = []
+    for name in names:
+        label = name or "(unnamed)"
+        report = reports.setdefault(label, ReadReport(kind="logical"))
+        acc = TimelineAccumulator(base_s=base_s, max_bins=max_bins)
+        for chunk in iter_logical(path, phase=name or None, num_pes=num_pes, report=report):
+            acc.add(chunk)
+        partial.append((label, acc.result()))
+        total.merge(acc)
+        if not name and found.keys() - {""}:
+            report.notes = [n for n in report.notes if "other phases here" not in n]
+    timeline = total.result(num_pes)
+    spans = []
+    for label, tl in partial:
+        if tl.start_s is None or timeline.start_s is None:
+            continue
+        start = tl.start_s - timeline.start_s
+        spans.append(
+            PhaseSpan(label, start, start + len(tl.counts) * tl.bin_s, int(tl.counts.sum().sum()))
+        )
+    return TimelineView(str(path), timeline, spans, reports)
+
+
+def perfetto_trace(
+    view: TimelineView, *, bins: int = 1000, max_events: int = 2_000_000
+) -> dict[str, Any]:
+    """Chrome Trace Event JSON (opens in ui.perfetto.dev) of the send rates.
+
+    One process per PE with a counter track ``sent/s``, one ``all PEs``
+    process with the total rate, and one instant-span slice per phase. The
+    timeline is merged to at most ``bins`` bins, fewer if the PEs x bins
+    counter events would exceed ``max_events`` (a file must stay openable).
+    Timestamps are microseconds since the first send.
+    """
+    n = max(view.num_pes, 1)
+    bins = max(1, min(bins, max_events // (n + 1)))
+    shown = view.display(bins)
+    times_us = shown.counts.index.to_numpy(dtype=np.float64) * 1e6
+    values = shown.counts.to_numpy() / shown.bin_s
+    events: list[dict[str, Any]] = []
+    total_pid = view.num_pes
+    for pe in range(view.num_pes):
+        events.append(
+            {"ph": "M", "name": "process_name", "pid": pe, "tid": 0, "args": {"name": f"PE {pe}"}}
+        )
+        events.append(
+            {
+                "ph": "M",
+                "name": "process_sort_index",
+                "pid": pe,
+                "tid": 0,
+                "args": {"sort_index": pe},
+            }
+        )
+    events.append(
+        {"ph": "M", "name": "process_name", "pid": total_pid, "tid": 0, "args": {"name": "all PEs"}}
+    )
+    for pe in range(view.num_pes):
+        previous = None
+        for ts, value in zip(times_us, values[:, pe], strict=True):
+            if value != previous:
+                events.append(
+                    {
+                        "ph": "C",
+                        "name": "sent/s",
+                        "pid": pe,
+                        "tid": 0,
+                        "ts": float(ts),
+                        "args": {"messages_per_s": float(value)},
+                    }
+                )
+                previous = value
+    for ts, value in zip(times_us, values.sum(axis=1), strict=True):
+        events.append(
+            {
+                "ph": "C",
+                "name": "sent/s",
+                "pid": total_pid,
+                "tid": 0,
+                "ts": float(ts),
+                "args": {"messages_per_s": float(value)},
+            }
+        )
+    for span in view.phases:
+        events.append(
+            {
+                "ph": "X",
+                "name": f"phase {span.name}",
+                "cat": "phase",
+                "pid": total_pid,
+                "tid": 1,
+                "ts": span.start_s * 1e6,
+                "dur": (span.end_s - span.start_s) * 1e6,
+                "args": {"messages": span.messages},
+            }
+        )
+    return {
+        "traceEvents": events,
+        "displayTimeUnit": "ms",
+        "otherData": {
+            "generator": f"actorprof {__version__}",
+            "trace": view.path,
+            "start_epoch_s": view.timeline.start_s,
+            "bin_s": shown.bin_s,
+        },
+    }

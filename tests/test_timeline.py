@@ -1,0 +1,155 @@
+"""Timeline histogram, phases on one axis, Perfetto export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from actorprof.analyze.timeline import TimelineAccumulator, rebin, send_timeline
+from actorprof.cli import main
+from actorprof.plot.timeline import plot_rate, plot_timeline_heat
+from actorprof.views.timeline import perfetto_trace, timeline_view
+
+
+def frame(pes: list[int], times: list[float]) -> pd.DataFrame:
+    return pd.DataFrame({"src_pe": pes, "time_s": times})
+
+
+def test_bins_by_hand() -> None:
+    df = frame([0, 0, 1, 1, 2], [100.0, 100.0009, 100.0011, 100.0035, np.nan])
+    tl = send_timeline(df)
+    assert tl.bin_s == 1e-3
+    assert tl.start_s == pytest.approx(100.0)
+    assert tl.counts.to_numpy().tolist() == [[2, 0, 0], [0, 1, 0], [0, 0, 0], [0, 1, 0]]
+    assert tl.counts.index.to_numpy() == pytest.approx([0, 0.001, 0.002, 0.003])
+    assert tl.untimed.tolist() == [0, 0, 1]
+    assert tl.rate.tolist() == pytest.approx([2000, 1000, 0, 1000])
+
+
+def test_width_doubles_and_conserves() -> None:
+    rng = np.random.default_rng(0)
+    df = frame(list(rng.integers(0, 4, 5000)), list(50 + rng.random(5000)))
+    tl = send_timeline(df, max_bins=100)
+    assert len(tl.counts) <= 100
+    assert tl.bin_s == pytest.approx(1e-3 * 2**4)  # 1000 ms-bins -> 63 bins of 16 ms
+    assert tl.counts.to_numpy().sum() == 5000
+    np.testing.assert_array_equal(
+        tl.counts.sum().to_numpy(), np.bincount(df["src_pe"], minlength=4)
+    )
+
+
+def test_merge_equals_one_pass_whatever_the_split() -> None:
+    rng = np.random.default_rng(1)
+    df = frame(list(rng.integers(0, 3, 3000)), list(10 + 2 * rng.random(3000)))
+    one = send_timeline(df, max_bins=300)
+    a = TimelineAccumulator(max_bins=300)
+    b = TimelineAccumulator(max_bins=300)
+    a.add(df.iloc[:100])  # few bins: stays fine-grained
+    b.add(df.iloc[100:])  # many bins: coarsens
+    assert a.level < b.level
+    a.merge(b)
+    merged = a.result()
+    assert merged.bin_s == one.bin_s
+    pd.testing.assert_frame_equal(merged.counts, one.counts)
+
+
+def test_rebin() -> None:
+    tl = send_timeline(frame([0] * 10, [float(i) * 1e-3 for i in range(10)]))
+    r = rebin(tl, 3)
+    assert r.bin_s == pytest.approx(4e-3)
+    assert r.counts[0].tolist() == [4, 4, 2]
+    with pytest.raises(ValueError):
+        rebin(tl, 0)
+
+
+def test_real_trace_and_phases(examples: Path, data: Path) -> None:
+    view = timeline_view(examples / "ig_8pe_2nodes" / "logical")
+    assert view.timeline.counts.to_numpy().sum() == 160_000
+    assert view.timeline.counts.sum().tolist() == [
+        20015,
+        20000,
+        19904,
+        19980,
+        19934,
+        20172,
+        19931,
+        20064,
+    ]
+    assert [p.name for p in view.phases] == ["(unnamed)"]
+    phases = timeline_view(data / "logical_phases")
+    assert {p.name: p.messages for p in phases.phases} == {"(unnamed)": 2, "bfs": 3, "tc_x": 1}
+    assert phases.timeline.counts.to_numpy().sum() == 6
+    only = timeline_view(data / "logical_phases", phase="bfs")
+    assert [p.name for p in only.phases] == ["bfs"]
+
+
+def test_plots_draw_the_data(examples: Path) -> None:
+    view = timeline_view(examples / "ig_8pe_2nodes" / "logical")
+    shown = view.display(50)
+    ax = plot_rate(shown, spans=[("a", 0.0, 0.1)])
+    heights = ax.patches[0].get_data().values  # the stairs
+    assert heights.sum() * shown.bin_s == pytest.approx(160_000)
+    assert any(t.get_text() == "a" for t in ax.texts)
+    ax = plot_timeline_heat(shown, log=True)
+    image = ax.images[0].get_array()
+    assert image.shape == (8, len(shown.counts))
+    assert np.nansum(image) == 160_000
+
+
+def test_perfetto_trace_follows_the_format(examples: Path) -> None:
+    view = timeline_view(examples / "ig_8pe_2nodes" / "logical")
+    trace = json.loads(json.dumps(perfetto_trace(view, bins=100)))
+    events = trace["traceEvents"]
+    assert trace["displayTimeUnit"] == "ms"
+    for e in events:
+        assert e["ph"] in {"M", "C", "X"}
+        assert isinstance(e["pid"], int) and isinstance(e["name"], str)
+        if e["ph"] != "M":
+            assert e["ts"] >= 0
+        if e["ph"] == "C":
+            assert all(isinstance(v, float) for v in e["args"].values())
+        if e["ph"] == "X":
+            assert e["dur"] >= 0
+    names = {e["args"]["name"] for e in events if e["name"] == "process_name"}
+    assert names == {f"PE {i}" for i in range(8)} | {"all PEs"}
+    bin_s = trace["otherData"]["bin_s"]
+    total = [e for e in events if e["ph"] == "C" and e["pid"] == 8]
+    assert sum(e["args"]["messages_per_s"] for e in total) * bin_s == pytest.approx(160_000)
+    # the cap on events keeps a file openable
+    small = perfetto_trace(view, bins=100, max_events=90)
+    assert len([e for e in small["traceEvents"] if e["ph"] == "C" and e["pid"] == 8]) <= 10
+
+
+def test_cli_timeline_and_export(examples: Path, tmp_path: Path) -> None:
+    trace = str(examples / "ig_8pe_2nodes" / "logical")
+    result = CliRunner().invoke(main, ["timeline", trace, "-o", str(tmp_path), "--bins", "40"])
+    assert result.exit_code == 0, result.stderr
+    assert [Path(p).name for p in result.stdout.splitlines()] == [
+        "timeline_rate.png",
+        "timeline_counts.csv",
+        "timeline_summary.json",
+    ]
+    summary = json.loads((tmp_path / "timeline_summary.json").read_text())
+    assert summary["messages_timed"] == 160_000 and summary["messages_untimed"] == 0
+    assert summary["num_pes"] == 8 and summary["bin_s"] == 0.001
+    assert summary["duration_s"] == pytest.approx(0.341)
+    counts = pd.read_csv(tmp_path / "timeline_counts.csv", index_col=0)
+    assert len(counts) <= 40 and counts.to_numpy().sum() == 160_000
+    assert "160,000 timed messages" in result.stderr
+    result = CliRunner().invoke(main, ["export", trace, "-o", str(tmp_path), "-q"])
+    assert result.exit_code == 0 and result.stderr == ""
+    assert result.stdout.strip() == str(tmp_path / "export_perfetto.json")
+    assert json.loads((tmp_path / "export_perfetto.json").read_text())["traceEvents"]
+
+
+def test_untimed_trace(data: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["timeline", str(data / "logical_dat"), "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.stderr
+    assert "3 messages have no timestamp" in result.stderr
+    summary = json.loads((tmp_path / "timeline_summary.json").read_text())
+    assert summary["messages_timed"] == 0 and summary["start_epoch_s"] is None
