@@ -53,14 +53,26 @@ __all__ = [
     "LOGICAL_DTYPES",
     "LOGICAL_INT_COLUMNS",
     "MAIN_MAILBOX",
+    "MAX_PAPI_COUNTERS",
+    "OVERALL_COLUMNS",
+    "OVERALL_COUNT_COLUMNS",
+    "OVERALL_CYCLE_COLUMNS",
+    "OVERALL_FRAC_COLUMNS",
+    "OVERALL_KEY_COLUMNS",
+    "OVERALL_RAW_COLUMNS",
+    "OVERALL_TCOMM_COLUMNS",
     "PAPI_BASE_COLUMNS",
+    "PAPI_REGION_COLUMNS",
+    "PAPI_RESERVED_NAMES",
     "PE_TABLE_COLUMNS",
     "PHYSICAL_COLUMNS",
     "PHYSICAL_INT_DTYPES",
     "PHYSICAL_PE_TABLE_COLUMNS",
     "SEND_TYPES",
+    "TIME_COLUMNS",
     "papi_columns",
     "papi_dtypes",
+    "papi_pe_columns",
 ]
 
 LOGICAL_COLUMNS: Final = ("src_node", "src_pe", "dst_node", "dst_pe", "msg_bytes", "time_s")
@@ -119,6 +131,88 @@ def papi_dtypes(counters: tuple[str, ...] = DEFAULT_PAPI_COUNTERS) -> dict[str, 
         dtypes[name] = np.dtype(np.int64)
     dtypes["time_s"] = np.dtype(np.float64)
     return dtypes
+
+
+# --- PAPI per-PE tables and the overall profile (issue 3) --------------------
+
+#: PAPI can count at most this many events at once (the paper's limit).
+MAX_PAPI_COUNTERS: Final = 4
+#: Names a counter may not take: they are columns of the PAPI tables.
+PAPI_RESERVED_NAMES: Final = (
+    *PAPI_BASE_COLUMNS,
+    "time_s",
+    "pe",
+    "region",
+    "lines",
+    "messages",
+    "main_lines",
+    "main_sends",
+    "proc_sends",
+    "sends",
+)
+#: Per-(PE, mailbox) sums of a PAPI trace, before the counter columns
+#: (``papi_mailboxes.csv``; mailbox -1 is the MAIN region).
+PAPI_REGION_COLUMNS: Final = ("pe", "mailbox", "region", "lines", "num_sends")
+
+
+def papi_pe_columns(counters: tuple[str, ...] = DEFAULT_PAPI_COUNTERS) -> tuple[str, ...]:
+    """Columns of the per-PE PAPI table (``papi_pes.csv``), ``pe`` first."""
+    per_counter = tuple(
+        f"{name}_{part}" for name in counters for part in ("main", "proc", "total", "per_message")
+    )
+    return ("pe", "main_lines", "messages", "main_sends", "proc_sends", *per_counter)
+
+
+#: Overall profile (``overall.txt``), one row per (label, run, PE).
+OVERALL_KEY_COLUMNS: Final = ("label", "run", "pe")
+#: The six raw lines: cycles (rdtsc) and the counts in ``(count=N)``.
+OVERALL_RAW_COLUMNS: Final = (
+    "t_inside_finish_cycles",
+    "t_wait_cycles",
+    "t_outside_finish_cycles",
+    "t_sends_cycles",
+    "sends_count",
+    "t_send_in_process_cycles",
+    "send_in_process_count",
+    "t_process_cycles",
+    "process_count",
+)
+#: The two ``TCOMM_PROFILING`` lines, as printed by the runtime.
+OVERALL_TCOMM_COLUMNS: Final = (
+    "tcomm_main_cycles",
+    "tcomm_comm_cycles",
+    "tcomm_proc_cycles",
+    "tcomm_total_cycles",
+    "tcomm_main_frac",
+    "tcomm_comm_frac",
+    "tcomm_proc_frac",
+)
+OVERALL_COLUMNS: Final = (
+    *OVERALL_KEY_COLUMNS,
+    *OVERALL_RAW_COLUMNS,
+    *OVERALL_TCOMM_COLUMNS,
+    "total_warning",
+    "profile_lines",
+)
+#: Integer columns of the overall frame (nullable ``Int64``: a line can be missing).
+OVERALL_CYCLE_COLUMNS: Final = tuple(
+    c for c in (*OVERALL_RAW_COLUMNS, *OVERALL_TCOMM_COLUMNS) if c.endswith("_cycles")
+)
+OVERALL_COUNT_COLUMNS: Final = ("sends_count", "send_in_process_count", "process_count")
+OVERALL_FRAC_COLUMNS: Final = ("tcomm_main_frac", "tcomm_comm_frac", "tcomm_proc_frac")
+#: What :func:`actorprof.time_breakdown` adds per row, after the key columns.
+TIME_COLUMNS: Final = (
+    "t_main_cycles",
+    "t_comm_cycles",
+    "t_proc_cycles",
+    "t_total_cycles",
+    "useful_cycles",
+    "main_frac",
+    "comm_frac",
+    "proc_frac",
+    "total_vs_outside_pct",
+    "source",
+)
 
 
 # --- Physical trace and aggregation (issue 4) ---------------------------------

@@ -1,0 +1,382 @@
+"""Reader of the overall profile: ``overall.txt``, a program's whole stdout.
+
+``print_profiling(prefix)`` of a run built with ``-DENABLE_TCOMM_PROFILING``
+prints, per PE, lines of the form ``<label> [PE<i>] <body>`` where body is one
+of (FORMATS.md section 3; blanks are free around every token, ``cycles`` may
+be omitted except on a last line without line end)::
+
+    T_inside_finish (start - done): <int> cycles
+    T_wait (done - finish): <int> cycles
+    T_outside_finish (start - finish): <int> cycles
+    T_sends (count=<int>): <int> cycles
+    T_send_in_process (count=<int>): <int> cycles
+    T_process (count=<int>): <int> cycles
+    T_TOTAL would be much bigger/smaller than T_finish          (optional)
+    TCOMM_PROFILING (T_MAIN, T_COMM, T_PROC, T_TOTAL), <int>, <int>, <int>, <int>
+    TCOMM_PROFILING (T_MAIN/T_TOTAL, T_COMM/T_TOTAL, T_PROC/T_TOTAL), <num>, <num>, <num>
+
+The label is everything before ``[PE<i>]``, blanks stripped; it may be empty
+or contain blanks. The parenthesised text after the three ``T_*finish``/
+``T_wait`` names is not checked. Lines of different PEs and labels may
+interleave in any order. A line whose body starts with one of those names
+but does not match is a *malformed profile line*; any other line is *program
+output*. Both are counted (as skipped lines, by reason), neither is an error;
+a file without a single profile line is.
+
+Rows are keyed by (label, run, pe). ``run`` numbers the repetitions of the
+same label: when a (label, PE) gets a line kind it already has, a new run
+starts for that PE (a program that printed the profile twice with the same
+label). With distinct labels ``run`` is always 0.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ActorProfWarning, NoTraceError, TraceFormatError, UsageError
+from ..schema import (
+    OVERALL_COLUMNS,
+    OVERALL_COUNT_COLUMNS,
+    OVERALL_CYCLE_COLUMNS,
+    OVERALL_FRAC_COLUMNS,
+    OVERALL_KEY_COLUMNS,
+)
+from ._report import FileReport, ReadReport
+
+__all__ = [
+    "CUT_LINE",
+    "LINE_KINDS",
+    "MALFORMED",
+    "PROGRAM_OUTPUT",
+    "describe_group",
+    "overall_file",
+    "program_output_lines",
+    "read_overall",
+]
+
+PROGRAM_OUTPUT = "program output"
+MALFORMED = "malformed profile line"
+CUT_LINE = "last line cut (no line end; the job was probably killed)"
+
+_INT = r"([+-]?[0-9]+)"
+_NUM = r"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
+_CYCLES = r"\s*(?:cycles)?"
+_LINE = re.compile(r"(?P<label>.*?)\[PE(?P<pe>[0-9]+)\]\s*(?P<body>.*?)\s*")
+_WORD = re.compile(
+    r"(?:T_inside_finish|T_wait|T_outside_finish|T_sends|T_send_in_process|T_process"
+    r"|T_TOTAL|TCOMM_PROFILING)\b"
+)
+_TIME = {
+    name: re.compile(rf"{name}\b[^:]*:\s*{_INT}{_CYCLES}")
+    for name in ("T_inside_finish", "T_wait", "T_outside_finish")
+}
+_COUNTED = {
+    name: re.compile(rf"{name}\s*\(\s*count\s*=\s*{_INT}\s*\)\s*:\s*{_INT}{_CYCLES}")
+    for name in ("T_sends", "T_send_in_process", "T_process")
+}
+_WARNING = re.compile(r"T_TOTAL\s+would\s+be\s+much\s+bigger\s*/\s*smaller\s+than\s+T_finish")
+_TCOMM = re.compile(r"TCOMM_PROFILING\s*\((?P<names>[^)]*)\)\s*,?\s*(?P<values>.*)")
+_TCOMM_CYCLES = "T_MAIN,T_COMM,T_PROC,T_TOTAL"
+_TCOMM_FRACS = "T_MAIN/T_TOTAL,T_COMM/T_TOTAL,T_PROC/T_TOTAL"
+_FRAC_VALUE = re.compile(_NUM)
+_INT_VALUE = re.compile(_INT)
+_COMPLETE_FRAC = re.compile(r".*[0-9]\.[0-9]{6}")
+
+#: Line kind -> the frame columns it fills, in order of its numbers.
+LINE_KINDS: dict[str, tuple[str, ...]] = {
+    "T_inside_finish": ("t_inside_finish_cycles",),
+    "T_wait": ("t_wait_cycles",),
+    "T_outside_finish": ("t_outside_finish_cycles",),
+    "T_sends": ("sends_count", "t_sends_cycles"),
+    "T_send_in_process": ("send_in_process_count", "t_send_in_process_cycles"),
+    "T_process": ("process_count", "t_process_cycles"),
+    "warning": ("total_warning",),
+    "tcomm_cycles": (
+        "tcomm_main_cycles",
+        "tcomm_comm_cycles",
+        "tcomm_proc_cycles",
+        "tcomm_total_cycles",
+    ),
+    "tcomm_fracs": OVERALL_FRAC_COLUMNS,
+}
+#: The lines every complete PE block has (the warning line is optional).
+REQUIRED_KINDS = tuple(k for k in LINE_KINDS if k != "warning")
+_KIND_NAMES = {
+    "tcomm_cycles": "TCOMM_PROFILING (T_MAIN, ...)",
+    "tcomm_fracs": "TCOMM_PROFILING (T_MAIN/T_TOTAL, ...)",
+}
+_MAX_INCOMPLETE_WARNINGS = 5
+_MAX_PROBLEM_WARNINGS = 5
+
+
+def overall_file(path: str | PathLike[str]) -> Path:
+    """The profile file to read: ``path`` itself, or ``<path>/overall.txt``.
+
+    Raises
+    ------
+    UsageError
+        ``path`` does not exist.
+    NoTraceError
+        ``path`` is a folder without ``overall.txt``.
+    """
+    path = Path(path)
+    if path.is_file():
+        return path
+    if not path.is_dir():
+        raise UsageError(f"{path}: no such file or folder")
+    candidate = path / "overall.txt"
+    if candidate.is_file():
+        return candidate
+    raise NoTraceError(
+        f"{path}: no overall.txt here. Pass the file that holds the program's stdout "
+        "(built with -DENABLE_TCOMM_PROFILING) itself: actorprof overall run/stdout.log"
+    )
+
+
+@dataclass
+class _Rows:
+    """Rows being built, keyed by (label, run, pe), with first-seen order."""
+
+    values: dict[tuple[str, int, int], dict[str, object]] = field(default_factory=dict)
+    lines: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    seen: dict[tuple[str, int, str], int] = field(default_factory=dict)  # (label, pe, kind)
+    labels: dict[str, int] = field(default_factory=dict)  # first-seen order
+
+    def add(self, label: str, pe: int, kind: str, numbers: tuple[object, ...]) -> None:
+        self.labels.setdefault(label, len(self.labels))
+        if kind == "warning":
+            # optional line: belongs to the block in progress, never starts one
+            run = max((self.seen.get((label, pe, k), 0) for k in REQUIRED_KINDS), default=1)
+            run = max(run - 1, 0)
+            self.seen[(label, pe, kind)] = run + 1
+        else:
+            run = self.seen.get((label, pe, kind), 0)
+            self.seen[(label, pe, kind)] = run + 1
+        key = (label, run, pe)
+        row = self.values.setdefault(key, {})
+        row.update(zip(LINE_KINDS[kind], numbers, strict=True))
+        self.lines[key] = self.lines.get(key, 0) + 1
+
+
+def _parse_body(body: str) -> tuple[str, tuple[object, ...]] | None:
+    """(kind, numbers) of a profile line body; None when malformed."""
+    for name, pattern in _TIME.items():
+        if body.startswith(name) and (m := pattern.fullmatch(body)):
+            return name, (int(m[1]),)
+    for name, pattern in _COUNTED.items():
+        if body.startswith(name) and (m := pattern.fullmatch(body)):
+            return name, (int(m[1]), int(m[2]))
+    if _WARNING.fullmatch(body):
+        return "warning", (True,)
+    m = _TCOMM.fullmatch(body)
+    if m is None:
+        return None
+    names = re.sub(r"\s+", "", m["names"])
+    values = [v.strip() for v in m["values"].split(",")]
+    if names == _TCOMM_CYCLES and len(values) == 4 and all(map(_INT_VALUE.fullmatch, values)):
+        return "tcomm_cycles", tuple(int(v) for v in values)
+    if names == _TCOMM_FRACS and len(values) == 3 and all(map(_FRAC_VALUE.fullmatch, values)):
+        return "tcomm_fracs", tuple(float(v) for v in values)
+    return None
+
+
+def _complete(kind: str, body: str) -> bool:
+    """Can a last line without line end be trusted (not cut in a number)?"""
+    if kind == "warning":
+        return True
+    if kind == "tcomm_fracs":
+        return _COMPLETE_FRAC.fullmatch(body) is not None
+    if kind == "tcomm_cycles":
+        return False  # a cut "..., 8667" looks like a complete number
+    return body.rstrip().endswith("cycles")
+
+
+def read_overall(
+    path_or_dir: str | PathLike[str],
+    *,
+    num_pes: int | None = None,
+    report: ReadReport | None = None,
+) -> pd.DataFrame:
+    """Read an overall profile (``overall.txt``) into one row per (label, run, PE).
+
+    Parameters
+    ----------
+    path_or_dir
+        The profile file (a program's stdout) or a folder holding ``overall.txt``.
+    num_pes
+        The run's PE count: a PE id at or beyond it is an error (file and
+        line named). Missing PEs are left to the caller (they are listed by
+        :func:`actorprof.overall_view`, never invented).
+    report
+        Receives the line accounting: profile lines are read, other lines
+        are skipped under ``program output`` or ``malformed profile line``.
+        When None, warnings and malformed lines (not program output) are
+        announced with :class:`ActorProfWarning`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`actorprof.schema.OVERALL_COLUMNS`: ``label`` (str,
+        may be empty), ``run``, ``pe``, the raw cycles and counts and the
+        ``TCOMM_PROFILING`` values (nullable ``Int64``: <NA> when the line is
+        missing), the three printed fractions (float, NaN when missing),
+        ``total_warning`` (the runtime printed "T_TOTAL would be much
+        bigger/smaller than T_finish") and ``profile_lines`` (lines found for
+        the row: 8 for a complete block, 9 with the warning). Rows in order of
+        label (first appearance), run, PE.
+
+    Raises
+    ------
+    UsageError, NoTraceError
+        As :func:`overall_file`.
+    TraceFormatError
+        No profile line at all in the file, a PE id beyond ``num_pes``, or
+        the file cannot be read.
+
+    Examples
+    --------
+    >>> df = read_overall("examples/histo_4pe/overall")  # doctest: +SKIP
+    >>> df.set_index("pe")["tcomm_main_cycles"]  # doctest: +SKIP
+    """
+    own = report is None
+    report = ReadReport(kind="overall") if report is None else report
+    report.kind = "overall"
+    report.num_pes = num_pes
+    if num_pes is not None and num_pes < 1:
+        raise UsageError(f"--num-pes must be at least 1, got {num_pes}")
+    path = overall_file(path_or_dir)
+    file_report = FileReport(str(path))
+    report.files.append(file_report)
+    rows, problems = _scan(path, file_report, num_pes)
+    if not file_report.lines_read:
+        example = file_report.examples[0] if file_report.examples else None
+        first = "" if example is None else f" (first skipped line {example.line}: {example.text!r})"
+        raise TraceFormatError(
+            "no profile line in this file: expected lines like "
+            "'<label> [PE0] T_inside_finish (start - done): 123 cycles' or "
+            f"'<label> [PE0] TCOMM_PROFILING (T_MAIN, T_COMM, T_PROC, T_TOTAL), ...'{first}. "
+            "Was the program built with -DENABLE_TCOMM_PROFILING, and is this its stdout?",
+            path=path,
+        )
+    for number, reason, text in problems[:_MAX_PROBLEM_WARNINGS]:
+        report.warn(f"{path}:{number}: {reason} skipped: {text!r}")
+    if len(problems) > _MAX_PROBLEM_WARNINGS:
+        report.warn(f"{path}: {len(problems) - _MAX_PROBLEM_WARNINGS} more profile line(s) skipped")
+    frame = _to_frame(rows)
+    _warn_incomplete(frame, report, path)
+    if own:
+        for message in report.warnings:
+            warnings.warn(message, ActorProfWarning, stacklevel=2)
+    return frame
+
+
+def _scan(
+    path: Path, file_report: FileReport, num_pes: int | None
+) -> tuple[_Rows, list[tuple[int, str, str]]]:
+    rows = _Rows()
+    problems: list[tuple[int, str, str]] = []
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise TraceFormatError(f"cannot read: {exc.strerror}", path=path) from exc
+    file_report.bytes_read = len(data)
+    pieces = data.split(b"\n")
+    last = pieces.pop()  # text after the last line end ("" when the file ends with one)
+    numbered = [(i + 1, p, True) for i, p in enumerate(pieces)]
+    if last:
+        numbered.append((len(pieces) + 1, last, False))
+    for number, raw, ended in numbered:
+        text = raw.rstrip(b"\r").decode("utf-8", "backslashreplace")
+        if not text.strip():
+            file_report.lines_blank += 1
+            continue
+        match = _LINE.fullmatch(text) if "[PE" in text else None
+        word = _WORD.match(match["body"]) if match else None
+        if match is None or word is None:
+            file_report.skip(number, PROGRAM_OUTPUT, text)
+            continue
+        parsed = _parse_body(match["body"])
+        if parsed is None or (not ended and not _complete(parsed[0], match["body"])):
+            reason = MALFORMED if ended else CUT_LINE
+            file_report.skip(number, reason, text)
+            problems.append((number, reason, text))
+            continue
+        pe = int(match["pe"])
+        if num_pes is not None and pe >= num_pes:
+            raise TraceFormatError(
+                f"PE {pe} but --num-pes is {num_pes}. "
+                "Pass the run's real PE count (or omit --num-pes to infer it).",
+                path=path,
+                line=number,
+            )
+        rows.add(match["label"].strip(), pe, parsed[0], parsed[1])
+        file_report.lines_read += 1
+    return rows, problems
+
+
+def _to_frame(rows: _Rows) -> pd.DataFrame:
+    keys = sorted(rows.values, key=lambda k: (rows.labels[k[0]], k[1], k[2]))
+    data: dict[str, object] = {
+        "label": pd.Series([k[0] for k in keys], dtype=object),
+        "run": np.asarray([k[1] for k in keys], dtype=np.int64),
+        "pe": np.asarray([k[2] for k in keys], dtype=np.int64),
+    }
+    for column in OVERALL_COLUMNS[len(OVERALL_KEY_COLUMNS) :]:
+        values = [rows.values[k].get(column) for k in keys]
+        if column in OVERALL_CYCLE_COLUMNS or column in OVERALL_COUNT_COLUMNS:
+            absent = np.asarray([v is None for v in values], dtype=bool)
+            ints = np.asarray([0 if v is None else v for v in values], dtype=np.int64)
+            data[column] = pd.arrays.IntegerArray(ints, absent)
+        elif column in OVERALL_FRAC_COLUMNS:
+            data[column] = np.asarray(
+                [np.nan if v is None else v for v in values], dtype=np.float64
+            )
+        elif column == "total_warning":
+            data[column] = np.asarray([bool(v) for v in values], dtype=bool)
+        else:  # profile_lines
+            data[column] = np.asarray([rows.lines[k] for k in keys], dtype=np.int64)
+    return pd.DataFrame(data, columns=list(OVERALL_COLUMNS))
+
+
+def _warn_incomplete(frame: pd.DataFrame, report: ReadReport, path: Path) -> None:
+    """One warning per PE block that lacks some of its lines (first few named)."""
+    missing_any = np.zeros(len(frame), dtype=bool)
+    per_kind = {}
+    for kind in REQUIRED_KINDS:
+        absent = frame[LINE_KINDS[kind][0]].isna().to_numpy()
+        per_kind[kind] = absent
+        missing_any |= absent
+    rows = np.flatnonzero(missing_any)
+    labels = frame["label"].to_numpy(dtype=object)
+    runs = frame["run"].to_numpy(dtype=np.int64)
+    pes = frame["pe"].to_numpy(dtype=np.int64)
+    for row in rows[:_MAX_INCOMPLETE_WARNINGS]:
+        names = [_KIND_NAMES.get(k, k) for k in REQUIRED_KINDS if per_kind[k][row]]
+        report.warn(
+            f"{path}: {describe_group(str(labels[row]), int(runs[row]))} "
+            f"PE {int(pes[row])}: missing line(s) {', '.join(names)} "
+            "(values left empty; cut output or a PE that did not finish?)"
+        )
+    if len(rows) > _MAX_INCOMPLETE_WARNINGS:
+        report.warn(
+            f"{path}: {len(rows) - _MAX_INCOMPLETE_WARNINGS} more PE block(s) with missing lines"
+        )
+
+
+def describe_group(label: str, run: int) -> str:
+    """How a (label, run) group is named for people: ``'histo'``, ``'(no label)' #2``."""
+    name = repr(label) if label else "(no label)"
+    return name if run == 0 else f"{name} #{run + 1}"
+
+
+def program_output_lines(report: ReadReport) -> int:
+    """Lines of program output (not profile lines) the read skipped, all files."""
+    return sum(f.skipped.get(PROGRAM_OUTPUT, 0) for f in report.files)

@@ -1,0 +1,354 @@
+"""Reader of the PAPI trace: ``PE<i>_PAPI.csv``, one line per handled message.
+
+Each file is written by the RECEIVING PE: one line per message handled by a
+mailbox's ``process`` (the PROC region), plus one line for the MAIN region
+(mailbox -1) written at ``done(0)``. Line grammar (FORMATS.md section 2)::
+
+    src_node, src_pe, dst_node, dst_pe, msg_bytes, mailbox, num_sends,
+    <counter 1>, ..., <counter k>, time_s
+
+with 1 <= k <= 4 counter columns. ``k`` is taken from the field count of the
+first good line of the run (the first line of integers ending with a decimal
+number, 9 to 12 fields); every line of every file must then have that many
+fields, others are skipped and counted. The time column is not optional.
+
+Counter names: ``counters`` names the counter columns in order (default
+``PAPI_TOT_INS, PAPI_LST_INS``). A file with more counter columns than names
+gets the extra ones named ``counter3``, ``counter4`` (1-based position), so
+no column is lost. A file with fewer counter columns than the default names
+uses the first default names; fewer than user-given names is an error (the
+names were meant for another trace).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from os import PathLike
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import TraceFormatError, UsageError
+from ..schema import (
+    DEFAULT_PAPI_COUNTERS,
+    MAIN_MAILBOX,
+    MAX_PAPI_COUNTERS,
+    PAPI_BASE_COLUMNS,
+    PAPI_RESERVED_NAMES,
+    papi_columns,
+    papi_dtypes,
+)
+from ._files import TraceFile, check_pe_files, find_pe_files, select_phase
+from ._report import FileReport, ReadReport
+from ._scan import DEFAULT_BLOCK_BYTES, CsvSpec, RowCheck, require_trace_lines, scan_csv
+
+__all__ = [
+    "iter_papi",
+    "papi_counter_names",
+    "papi_files",
+    "papi_spec",
+    "read_papi",
+]
+
+_MIN_FIELDS = len(PAPI_BASE_COLUMNS) + 1 + 1  # base + one counter + time
+_MAX_FIELDS = len(PAPI_BASE_COLUMNS) + MAX_PAPI_COUNTERS + 1
+_INT = re.compile(rb"[+-]?[0-9]+")
+_FLOAT = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_COMPLETE_TIME = re.compile(rb",\s*[0-9]+\.[0-9]{6}\s*\r?$")
+_SNIFF_BYTES = 1 << 16
+_NAME = re.compile(r"[^\s,]+")
+
+
+def papi_files(
+    path: str | PathLike[str],
+    *,
+    phase: str | None = None,
+    num_pes: int | None = None,
+    report: ReadReport | None = None,
+) -> list[TraceFile]:
+    """The PAPI trace files a read of ``path`` would use, PE order.
+
+    ``PE<i>_send.csv`` files next to them (a run traced with both flags) are
+    not PAPI files and are ignored.
+
+    Raises
+    ------
+    NoTraceError
+        No PAPI trace file under ``path``.
+    UsageError
+        ``path`` does not exist, or the phase choice is impossible.
+    TraceFormatError
+        A file's PE id is beyond ``num_pes``.
+    """
+    report = ReadReport(kind="papi") if report is None else report
+    files = select_phase(find_pe_files(Path(path), "papi"), phase, report)
+    check_pe_files(files, num_pes, report)
+    return files
+
+
+def papi_counter_names(n_counters: int, counters: Sequence[str] | None = None) -> tuple[str, ...]:
+    """Names of ``n_counters`` counter columns, given the user's ``counters``.
+
+    Parameters
+    ----------
+    n_counters
+        Counter columns in the file (1 to 4).
+    counters
+        Names given by the user, or None for ``PAPI_TOT_INS, PAPI_LST_INS``.
+
+    Returns
+    -------
+    tuple of str
+        Exactly ``n_counters`` names: the given ones, then ``counter<k>``
+        (1-based position) for columns beyond them.
+
+    Raises
+    ------
+    UsageError
+        Invalid, duplicate or reserved names, more than 4 names, or more
+        names given than the file has counter columns.
+
+    Examples
+    --------
+    >>> papi_counter_names(3)
+    ('PAPI_TOT_INS', 'PAPI_LST_INS', 'counter3')
+    >>> papi_counter_names(1)
+    ('PAPI_TOT_INS',)
+    """
+    names = check_counter_names(counters)
+    if counters is not None and len(names) > n_counters:
+        raise UsageError(
+            f"--counters names {len(names)} counters ({', '.join(names)}) but the trace has "
+            f"{n_counters} counter column(s). Give at most {n_counters} name(s)."
+        )
+    names = names[:n_counters]
+    return (*names, *(f"counter{k + 1}" for k in range(len(names), n_counters)))
+
+
+def check_counter_names(counters: Sequence[str] | None) -> tuple[str, ...]:
+    """Validate user counter names (None: the defaults); see :func:`papi_counter_names`."""
+    if counters is None:
+        return tuple(DEFAULT_PAPI_COUNTERS)
+    names = tuple(str(c).strip() for c in counters)
+    if not names:
+        raise UsageError("--counters needs at least one name, e.g. PAPI_TOT_INS,PAPI_LST_INS")
+    if len(names) > MAX_PAPI_COUNTERS:
+        raise UsageError(
+            f"--counters names {len(names)} counters; PAPI traces hold at most {MAX_PAPI_COUNTERS}"
+        )
+    for name in names:
+        if not _NAME.fullmatch(name):
+            raise UsageError(
+                f"bad counter name {name!r}: names are comma-separated, without blanks"
+            )
+        if name in PAPI_RESERVED_NAMES:
+            raise UsageError(f"counter name {name!r} is a column of the PAPI tables; rename it")
+    if len(set(names)) != len(names):
+        raise UsageError(f"--counters names a counter twice: {', '.join(names)}")
+    return names
+
+
+def papi_spec(counters: tuple[str, ...]) -> CsvSpec:
+    """The scanner's shape of a PAPI line with these counter columns."""
+    return CsvSpec(
+        columns=papi_columns(counters),
+        dtypes=papi_dtypes(counters),
+        # mailbox is -1 on the MAIN line, so it may be negative
+        nonnegative=tuple(c for c in papi_columns(counters)[:-1] if c != "mailbox"),
+        optional_last=False,
+    )
+
+
+def _sniff_counters(files: list[TraceFile]) -> int | None:
+    """Counter columns of the first good line of the run (None: no good line)."""
+    for trace_file in files:
+        try:
+            with open(trace_file.path, "rb") as handle:
+                head = handle.read(_SNIFF_BYTES)
+        except OSError as exc:
+            raise TraceFormatError(f"cannot open: {exc.strerror}", path=trace_file.path) from exc
+        lines = head.split(b"\n")
+        last = lines.pop()  # no line end: cut by the block, or by a killed job
+        if len(head) < _SNIFF_BYTES and _COMPLETE_TIME.search(last):
+            lines.append(last)
+        for line in lines:
+            fields = [f.strip() for f in line.rstrip(b"\r").split(b",")]
+            if not _MIN_FIELDS <= len(fields) <= _MAX_FIELDS:
+                continue
+            # printf %lf always writes a decimal point: a line of integers is not trusted
+            time = fields[-1]
+            if (
+                b"." in time
+                and _FLOAT.fullmatch(time)
+                and all(_INT.fullmatch(f) for f in fields[:-1])
+            ):
+                return len(fields) - len(PAPI_BASE_COLUMNS) - 1
+    return None
+
+
+def _pe_limit(num_pes: int | None) -> RowCheck | None:
+    if num_pes is None:
+        return None
+
+    def check(frame: pd.DataFrame) -> tuple[int, str] | None:
+        for column in ("src_pe", "dst_pe"):
+            values = frame[column].to_numpy()
+            beyond = np.flatnonzero(values >= num_pes)
+            if beyond.size:
+                row = int(beyond[0])
+                return row, (
+                    f"{column} {int(values[row])} but --num-pes is {num_pes}. "
+                    "Pass the run's real PE count (or omit --num-pes to infer it)."
+                )
+        return None
+
+    return check
+
+
+def iter_papi(
+    path: str | PathLike[str],
+    *,
+    phase: str | None = None,
+    num_pes: int | None = None,
+    counters: Sequence[str] | None = None,
+    report: ReadReport | None = None,
+    block_bytes: int = DEFAULT_BLOCK_BYTES,
+) -> Iterator[pd.DataFrame]:
+    """Stream a run's PAPI trace as DataFrame chunks in bounded memory.
+
+    Parameters
+    ----------
+    path
+        A run folder (holding ``PE<i>_PAPI.csv`` or ``PE<i>_papi.csv``) or one
+        such file. Other files there (``PE<i>_send.csv``, stdout) are ignored.
+    phase
+        Read ``PE<i>_<phase>_PAPI.csv``; None reads the unnamed files (or the
+        only phase present).
+    num_pes
+        The run's PE count: missing PE files are reported, a PE id at or
+        beyond it is an error. None: no limit.
+    counters
+        Names of the counter columns, in file order (at most 4); default
+        ``PAPI_TOT_INS, PAPI_LST_INS``. Extra columns become ``counter<k>``.
+    report
+        Receives per-file line accounting, notes and warnings. When None,
+        anything skipped is announced with :class:`ActorProfWarning`.
+    block_bytes
+        Size of the text blocks parsed at once.
+
+    Yields
+    ------
+    pandas.DataFrame
+        Columns :func:`actorprof.schema.papi_columns` of the resolved counter
+        names, with :func:`actorprof.schema.papi_dtypes`. The MAIN line has
+        ``mailbox == -1``.
+
+    Raises
+    ------
+    NoTraceError, UsageError, TraceFormatError
+        No PAPI file; bad counter names or phase; a file with no PAPI line,
+        or a PE id beyond ``num_pes`` (file and line named).
+
+    Examples
+    --------
+    >>> frames = iter_papi("run/", counters=["PAPI_TOT_CYC"])  # doctest: +SKIP
+    """
+    own = report is None
+    report = ReadReport(kind="papi") if report is None else report
+    report.kind = "papi"
+    check_counter_names(counters)  # fail on bad names before touching files
+    files = papi_files(path, phase=phase, num_pes=num_pes, report=report)
+    report.num_pes = num_pes
+    n_counters = _sniff_counters(files)
+    names = papi_counter_names(
+        n_counters if n_counters is not None else len(check_counter_names(counters)), counters
+    )
+    _note_names(report, names, counters)
+    spec = papi_spec(names)
+    for trace_file in files:
+        file_report = FileReport(str(trace_file.path), pe=trace_file.pe, phase=trace_file.phase)
+        report.files.append(file_report)
+        mismatched = main_lines = bad_mailbox = 0
+        for frame in scan_csv(
+            trace_file.path, spec, file_report, check=_pe_limit(num_pes), block_bytes=block_bytes
+        ):
+            mailbox = frame["mailbox"].to_numpy()
+            main_lines += int((mailbox == MAIN_MAILBOX).sum())
+            bad_mailbox += int((mailbox < MAIN_MAILBOX).sum())
+            mismatched += int((frame["dst_pe"].to_numpy() != trace_file.pe).sum())
+            yield frame
+        require_trace_lines(file_report, f"PAPI trace ({len(spec.columns)} fields)")
+        _check_file(report, trace_file, file_report, main_lines, bad_mailbox, mismatched)
+    if own:
+        report.emit_python_warnings()
+
+
+def _note_names(report: ReadReport, names: tuple[str, ...], counters: Sequence[str] | None) -> None:
+    given = check_counter_names(counters)
+    extra = [n for n in names if n not in given]
+    if extra:
+        known = "the default names cover" if counters is None else "names were given for"
+        report.note(
+            f"the trace has {len(names)} counter columns; {known} {len(given)}: the extra "
+            f"column(s) are named {', '.join(extra)} (name them with --counters)"
+        )
+    elif counters is None and len(names) < len(given):
+        report.note(f"the trace has {len(names)} counter column(s): {', '.join(names)}")
+
+
+def _check_file(
+    report: ReadReport,
+    trace_file: TraceFile,
+    file_report: FileReport,
+    main_lines: int,
+    bad_mailbox: int,
+    mismatched: int,
+) -> None:
+    path = trace_file.path
+    if file_report.lines_read and main_lines == 0:
+        report.warn(
+            f"{path}: no MAIN line (mailbox -1); the MAIN region of PE {trace_file.pe} is "
+            "unknown (was the job killed before done(0)?)"
+        )
+    elif main_lines > 1:
+        report.warn(
+            f"{path}: {main_lines} MAIN lines (mailbox -1), expected 1; they are summed "
+            "(are several runs or phases appended to this file?)"
+        )
+    if bad_mailbox:
+        report.warn(
+            f"{path}: {bad_mailbox} line(s) with a mailbox below -1; they are counted as "
+            "PROC lines of that mailbox id"
+        )
+    if mismatched:
+        report.warn(
+            f"{path}: {mismatched} line(s) have dst_pe != {trace_file.pe} (the PE in the file "
+            "name); they are counted under the dst_pe they carry"
+        )
+
+
+def read_papi(
+    path: str | PathLike[str],
+    *,
+    phase: str | None = None,
+    num_pes: int | None = None,
+    counters: Sequence[str] | None = None,
+    report: ReadReport | None = None,
+) -> pd.DataFrame:
+    """Read a whole PAPI trace into one DataFrame (small traces, notebooks).
+
+    Same parameters as :func:`iter_papi`. An all-empty trace gives an empty
+    frame with the columns of the given (or default) counter names.
+
+    Examples
+    --------
+    >>> df = read_papi("examples/histo_4pe/papi")  # doctest: +SKIP
+    >>> df[df["mailbox"] == -1]  # the MAIN line of each PE  # doctest: +SKIP
+    """
+    frames = list(iter_papi(path, phase=phase, num_pes=num_pes, counters=counters, report=report))
+    if not frames:
+        names = check_counter_names(counters)
+        return pd.DataFrame({c: np.asarray([], dtype=t) for c, t in papi_dtypes(names).items()})
+    return pd.concat(frames, ignore_index=True)
