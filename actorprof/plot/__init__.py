@@ -1,0 +1,15 @@
+"""Plots of actorprof's analyses, seaborn-style: ``plot_x(data, *, ax=None, ...) -> Axes``.
+
+Every function draws on the given Axes (or the current one), returns it, and
+never shows, saves or changes global settings; see :mod:`actorprof.output`
+for figures and files.
+"""
+
+from __future__ import annotations
+
+from actorprof.plot.aggregation import plot_bytes_bars
+from actorprof.plot.bars import plot_papi_bars, plot_time_stacked
+from actorprof.plot.distribution import plot_violin
+from actorprof.plot.heatmap import plot_heatmap
+
+__all__ = ["plot_bytes_bars", "plot_heatmap", "plot_papi_bars", "plot_time_stacked", "plot_violin"]

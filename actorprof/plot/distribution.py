@@ -1,0 +1,235 @@
+"""Load-imbalance view: one violin per series, with the median and the maximum named.
+
+A balanced run gives a flat, narrow violin; a straggler shows up as a long
+thin neck ending at the "max" label, which names the PE (or node) to look at.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.axes import Axes
+
+from actorprof.plot._style import format_thousands, get_ax
+
+__all__ = ["POINTS_MAX", "plot_violin"]
+
+#: ``points=None`` overlays one dot per row up to this many rows.
+POINTS_MAX = 256
+
+_VIOLIN_WIDTH = 0.8
+_JITTER = 0.08
+_LABEL_BOX = {"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.8}
+
+
+def plot_violin(
+    loads: pd.DataFrame,
+    *,
+    ax: Axes | None = None,
+    value_label: str = "messages",
+    unit_label: str = "PE",
+    title: str | None = None,
+    points: bool | None = None,
+) -> Axes:
+    """Draw one violin per column of `loads`, labelling each median and maximum.
+
+    Parameters
+    ----------
+    loads
+        One row per PE (or node), index = its id; one column per series to
+        compare, e.g. ``["sent", "received"]``. NaN values are ignored. Not
+        modified.
+    ax
+        Axes to draw on; default: the current Axes (created if needed).
+    value_label
+        What the numbers count; the y axis reads "<value_label> per <unit_label>".
+    unit_label
+        What one row is, "PE" or "node"; names the row holding the maximum.
+    title
+        Axes title.
+    points
+        Overlay one dot per row; ``None`` does so up to 256 rows.
+
+    Returns
+    -------
+    Axes
+        `ax`. Violin ``k`` (column ``k`` of `loads`) is centred on ``x=k``; its
+        labels are ``ax.texts`` reading ``"median 1,234"`` and
+        ``"max 5,678 (PE 3)"``.
+
+    Raises
+    ------
+    ValueError
+        If `loads` has no columns or no rows.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import pandas as pd
+    >>> loads = pd.DataFrame({"sent": [10, 12, 30], "received": [15, 15, 22]},
+    ...                      index=pd.Index([0, 1, 2], name="pe"))
+    >>> fig, ax = plt.subplots()
+    >>> ax = plot_violin(loads, ax=ax, title="messages per PE")
+    >>> sorted(t.get_text() for t in ax.texts)[:2]
+    ['max 22 (PE 2)', 'max 30 (PE 2)']
+    """
+    if loads.shape[1] == 0 or loads.shape[0] == 0:
+        raise ValueError(f"cannot draw violins of an empty table (shape {loads.shape})")
+    if points is None:
+        points = len(loads) <= POINTS_MAX
+    ax = get_ax(ax)
+    names = [str(column) for column in loads.columns]
+    colors = dict(zip(names, sns.color_palette(n_colors=len(names)), strict=True))
+    series = [pd.to_numeric(loads.iloc[:, k], errors="coerce").dropna() for k in range(len(names))]
+
+    _draw_violins(ax, names, series, colors)
+    if points:
+        _draw_points(ax, series)
+    low, high = _data_range(series)
+    for position, values in enumerate(series):
+        if not values.empty:
+            _label_median_and_max(ax, position, values, unit_label=unit_label, span=high - low)
+
+    ax.set_xticks(range(len(names)), names)
+    ax.set_xlim(-0.5, len(names) - 0.5)
+    span = high - low if high > low else max(abs(high), 1.0)
+    # headroom above for the "max" labels
+    ax.set_ylim(low - 0.05 * span, high + 0.14 * span)
+    ax.set_xlabel("")
+    ax.set_ylabel(f"{value_label} per {unit_label}")
+    if title is not None:
+        ax.set_title(title)
+    return ax
+
+
+def _draw_violins(
+    ax: Axes,
+    names: list[str],
+    series: list[pd.Series[float]],
+    colors: dict[str, tuple[float, float, float]],
+) -> None:
+    """Violins for series with a spread; a flat bar for constant ones (KDE is undefined)."""
+    spread = [k for k, values in enumerate(series) if values.nunique() > 1]
+    if spread:
+        long = pd.DataFrame(
+            {
+                "series": pd.Categorical(
+                    np.repeat([names[k] for k in spread], [len(series[k]) for k in spread]),
+                    categories=names,
+                ),
+                "value": np.concatenate([series[k].to_numpy(dtype=np.float64) for k in spread]),
+            }
+        )
+        with warnings.catch_warnings():
+            # seaborn's own deprecation notices about pandas are not the caller's business
+            warnings.simplefilter("ignore", FutureWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            sns.violinplot(
+                data=long,
+                x="series",
+                y="value",
+                hue="series",
+                order=names,
+                hue_order=names,
+                palette=colors,
+                legend=False,
+                dodge=False,
+                cut=0,
+                inner=None,
+                width=_VIOLIN_WIDTH,
+                linewidth=1,
+                ax=ax,
+            )
+    for k, values in enumerate(series):
+        if k not in spread and not values.empty:
+            level = float(values.iloc[0])
+            ax.plot(
+                [k - _VIOLIN_WIDTH / 2, k + _VIOLIN_WIDTH / 2],
+                [level, level],
+                color=colors[names[k]],
+                linewidth=3,
+                solid_capstyle="butt",
+            )
+
+
+def _draw_points(ax: Axes, series: list[pd.Series[float]]) -> None:
+    """One small dot per row, jittered sideways (fixed seed: same picture every run)."""
+    rng = np.random.default_rng(0)
+    for position, values in enumerate(series):
+        if values.empty:
+            continue
+        x = position + rng.uniform(-_JITTER, _JITTER, size=len(values))
+        ax.scatter(
+            x,
+            values.to_numpy(dtype=np.float64),
+            s=6,
+            color="0.15",
+            alpha=0.5,
+            linewidths=0,
+            zorder=3,
+        )
+
+
+def _label_median_and_max(
+    ax: Axes, position: int, values: pd.Series[float], *, unit_label: str, span: float
+) -> None:
+    """Mark the median (white dot) and the maximum (triangle), each with a text label.
+
+    Both labels sit right of the centre line, where a violin is narrow at its
+    tip; when the two values are too close for that, the max label goes above.
+    """
+    median = float(values.median())
+    top_id = values.idxmax()
+    top = float(values.max())
+    ax.scatter(
+        [position], [median], s=36, color="white", edgecolors="black", linewidths=1, zorder=4
+    )
+    ax.scatter([position], [top], s=36, marker="v", color="#c0392b", zorder=4)
+    label_x = position + _JITTER + 0.04
+    ax.text(
+        label_x,
+        median,
+        f"median {format_thousands(median)}",
+        ha="left",
+        va="center",
+        fontsize="small",
+        bbox=_LABEL_BOX,
+        zorder=5,
+    )
+    max_text = f"max {format_thousands(top)} ({unit_label} {top_id})"
+    if span > 0 and top - median > 0.08 * span:
+        ax.text(
+            label_x,
+            top,
+            max_text,
+            ha="left",
+            va="center",
+            fontsize="small",
+            bbox=_LABEL_BOX,
+            zorder=5,
+        )
+    else:
+        ax.text(
+            position,
+            top + 0.04 * (span if span > 0 else max(abs(top), 1.0)),
+            max_text,
+            ha="center",
+            va="bottom",
+            fontsize="small",
+            bbox=_LABEL_BOX,
+            zorder=5,
+        )
+
+
+def _data_range(series: list[pd.Series[float]]) -> tuple[float, float]:
+    """Smallest and largest value over all series (0, 0 when there are none)."""
+    filled = [values for values in series if not values.empty]
+    if not filled:
+        return 0.0, 0.0
+    return (
+        min(float(values.min()) for values in filled),
+        max(float(values.max()) for values in filled),
+    )

@@ -1,0 +1,452 @@
+"""Communication-matrix heatmap: who sends how much to whom, with per-PE totals.
+
+The matrix, its per-source totals ("sent") and per-destination totals
+("received") are three images on one Axes, so a 4,096 x 4,096 matrix draws as
+fast as an 8 x 8 one. The totals have their own colour scale and colormap:
+they are about N times larger than the cells and would wash them out.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import matplotlib as mpl
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.colors import Colormap, ListedColormap, LogNorm, Normalize
+from matplotlib.image import AxesImage
+from matplotlib.ticker import FuncFormatter, LogFormatter
+from numpy.typing import ArrayLike, NDArray
+
+from actorprof.plot._style import (
+    axis_name,
+    contrast_text_colors,
+    format_count,
+    get_ax,
+    longest,
+    nice_step,
+    points_per_unit,
+    reserve_margins,
+    tick_fontsize,
+)
+
+__all__ = ["ANNOT_CELL_LIMIT", "ANNOT_MAX", "MAX_TICK_LABELS", "plot_heatmap"]
+
+#: ``annot=None`` writes the numbers when the matrix has at most this many rows and columns.
+ANNOT_MAX = 32
+#: ``annot=True`` is refused above this many cells (one text artist each).
+ANNOT_CELL_LIMIT = 10_000
+#: Upper bound on tick labels per axis, the totals label included.
+MAX_TICK_LABELS = 40
+
+# Width of the totals bands as a fraction of the matrix side (at least one cell):
+# a one-cell band would vanish on a 4,096-PE matrix.
+_BAND_FRACTION = 0.04
+# Up to this size every cell gets its own screen pixels; larger matrices are
+# antialiased so that a single hot cell still shows when downsampled.
+_NEAREST_MAX = 256
+# Width the colour bars, their ticks and labels take at the right of the Axes.
+_COLORBAR_INCHES = 1.1
+_GREY_CMAPS = {"Greys", "Greys_r", "gray", "gray_r", "grey", "grey_r", "binary", "binary_r"}
+
+
+class _FixedLogNorm(LogNorm):
+    """LogNorm that skips autoscaling once its limits are set.
+
+    matplotlib's LogNorm takes the log of every value on each autoscale call,
+    limits or not: seconds for a 4,096 x 4,096 matrix.
+    """
+
+    def autoscale_None(self, A: ArrayLike) -> None:
+        if not self.scaled():
+            super().autoscale_None(A)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where the matrix and the totals bands sit, in data coordinates (cell = 1)."""
+
+    n_rows: int
+    n_cols: int
+    totals: bool
+    band_x: float  # width of the totals column
+    band_y: float  # height of the totals row
+
+    @classmethod
+    def for_shape(cls, n_rows: int, n_cols: int, totals: bool) -> _Layout:
+        return cls(
+            n_rows=n_rows,
+            n_cols=n_cols,
+            totals=totals,
+            band_x=max(1.0, _BAND_FRACTION * n_cols),
+            band_y=max(1.0, _BAND_FRACTION * n_rows),
+        )
+
+    @property
+    def matrix_extent(self) -> tuple[float, float, float, float]:
+        return (-0.5, self.n_cols - 0.5, self.n_rows - 0.5, -0.5)
+
+    @property
+    def column_extent(self) -> tuple[float, float, float, float]:
+        left = self.n_cols - 0.5 + self.band_x / 2
+        return (left, left + self.band_x, self.n_rows - 0.5, -0.5)
+
+    @property
+    def row_extent(self) -> tuple[float, float, float, float]:
+        top = self.n_rows - 0.5 + self.band_y / 2
+        return (-0.5, self.n_cols - 0.5, top + self.band_y, top)
+
+    @property
+    def sent_x(self) -> float:
+        left, right, _, _ = self.column_extent
+        return (left + right) / 2
+
+    @property
+    def received_y(self) -> float:
+        _, _, bottom, top = self.row_extent
+        return (bottom + top) / 2
+
+    @property
+    def xlim(self) -> tuple[float, float]:
+        right = self.column_extent[1] if self.totals else self.n_cols - 0.5
+        return (-0.5, right)
+
+    @property
+    def ylim(self) -> tuple[float, float]:
+        bottom = self.row_extent[2] if self.totals else self.n_rows - 0.5
+        return (bottom, -0.5)  # inverted: row 0 at the top
+
+
+def plot_heatmap(
+    matrix: pd.DataFrame,
+    *,
+    ax: Axes | None = None,
+    totals: bool = True,
+    annot: bool | None = None,
+    log: bool = False,
+    cmap: str = "viridis",
+    value_label: str = "messages",
+    source_label: str | None = None,
+    destination_label: str | None = None,
+    title: str | None = None,
+    colorbar: bool = True,
+) -> Axes:
+    """Draw a communication matrix as a heatmap, with sent/received totals.
+
+    Rows are sources (row 0 at the top), columns are destinations. A column
+    at the right holds each row's total ("sent") and a row at the bottom each
+    column's total ("received"); they have their own colour scale and a
+    different colormap so the cells keep their contrast.
+
+    Parameters
+    ----------
+    matrix
+        Message counts (or bytes, or any non-negative numbers); index = source
+        ids, columns = destination ids. Need not be square. NaN cells are left
+        blank and count as 0 in the totals. Not modified.
+    ax
+        Axes to draw on; default: the current Axes (created if needed).
+    totals
+        Draw the totals column and row.
+    annot
+        Write each cell's value in it; ``None`` does so when the matrix has at
+        most 32 rows and columns (from 17 on, give the figure room: about
+        0.25 inch per cell). ``True`` is refused above 10,000 cells.
+    log
+        Logarithmic colour scales; zeros get the lowest colour.
+    cmap
+        Colormap of the cells. The totals use greys (oranges when `cmap` is
+        itself grey).
+    value_label
+        What the numbers count, for the colour bars: "messages", "bytes"...
+    source_label, destination_label
+        Axis labels; default from ``matrix.index.name`` and
+        ``matrix.columns.name`` (``"src_pe"`` -> "source PE").
+    title
+        Axes title.
+    colorbar
+        Add colour bars for the cells and, with `totals`, for the totals, to
+        the right of the Axes (as inset Axes, so they follow its size). If the
+        figure has no layout engine, the Axes is narrowed to make room, as
+        ``Figure.colorbar(ax=...)`` does; with ``layout="constrained"`` the
+        engine makes room.
+
+    Returns
+    -------
+    Axes
+        `ax`. On a fresh Axes, ``ax.images`` holds, in this order, the matrix,
+        the totals column (shape ``(n_rows, 1)``) and the totals row (shape
+        ``(1, n_cols)``). Cell ``(i, j)`` is centred on ``x=j, y=i``; the
+        annotations are ``ax.texts``.
+
+    Raises
+    ------
+    ValueError
+        If `matrix` is empty, or `annot` is True for more than 10,000 cells.
+    TypeError
+        If `matrix` holds values that are not numbers.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import pandas as pd
+    >>> m = pd.DataFrame([[0, 5], [3, 1]],
+    ...                  index=pd.Index([0, 1], name="src_pe"),
+    ...                  columns=pd.Index([0, 1], name="dst_pe"))
+    >>> fig, ax = plt.subplots(layout="constrained")
+    >>> ax = plot_heatmap(m, ax=ax, title="messages between PEs")
+    >>> ax.images[1].get_array().ravel().tolist()  # sent by each PE
+    [5.0, 4.0]
+    """
+    values = _as_float_array(matrix)
+    n_rows, n_cols = values.shape
+    if annot is None:
+        annot = max(n_rows, n_cols) <= ANNOT_MAX
+    elif annot and n_rows * n_cols > ANNOT_CELL_LIMIT:
+        raise ValueError(
+            f"annot=True would write {n_rows * n_cols:,} numbers; it is allowed up to "
+            f"{ANNOT_CELL_LIMIT:,} cells: pass annot=None or False"
+        )
+    ax = get_ax(ax)
+    reserve_margins(
+        ax,
+        left=_left_margin(matrix, totals),
+        right=_COLORBAR_INCHES if colorbar else 0.0,
+    )
+    layout = _Layout.for_shape(n_rows, n_cols, totals)
+    small = max(n_rows, n_cols) <= _NEAREST_MAX
+    # large matrices: resample the numbers, then colour the few screen pixels
+    # (colouring 16M cells first takes seconds)
+    interpolation = "nearest" if small else "antialiased"
+    interpolation_stage: Literal["data", "rgba"] = "rgba" if small else "data"
+
+    cell_image = ax.imshow(
+        values,  # imshow masks the NaN cells itself
+        cmap=mpl.colormaps[cmap],
+        norm=_norm(values, log=log),
+        extent=layout.matrix_extent,
+        origin="upper",
+        # The figure's shape sets the cells' shape (as in seaborn): with a fixed
+        # aspect, constrained layout misplaces the colour bars on the first draw.
+        aspect="auto",
+        interpolation=interpolation,
+        interpolation_stage=interpolation_stage,
+    )
+    # each image with the numbers it shows (get_array() is typed optional)
+    shown = [(cell_image, values)]
+    if totals:
+        filled = np.where(np.isnan(values), 0.0, values) if np.isnan(values).any() else values
+        sent = filled.sum(axis=1)
+        received = filled.sum(axis=0)
+        totals_cmap = _totals_cmap(cmap)
+        totals_norm = _norm(np.concatenate([sent, received]), log=log)
+        for data, extent in (
+            (sent[:, np.newaxis], layout.column_extent),
+            (received[np.newaxis, :], layout.row_extent),
+        ):
+            image = ax.imshow(
+                data,
+                cmap=totals_cmap,
+                norm=totals_norm,
+                extent=extent,
+                origin="upper",
+                aspect="auto",
+                interpolation=interpolation,
+            )
+            shown.append((image, data))
+    ax.set_xlim(*layout.xlim)
+    ax.set_ylim(*layout.ylim)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+
+    xspan = layout.xlim[1] - layout.xlim[0]
+    yspan = layout.ylim[0] - layout.ylim[1]
+    per_x, per_y = points_per_unit(ax, xspan, yspan)
+    _set_ticks(ax, matrix, layout, per_x=per_x, per_y=per_y)
+    ax.set_xlabel(
+        destination_label
+        if destination_label is not None
+        else axis_name(matrix.columns.name, "destination")
+    )
+    ax.set_ylabel(
+        source_label if source_label is not None else axis_name(matrix.index.name, "source")
+    )
+    if title is not None:
+        ax.set_title(title)
+    if annot:
+        _annotate(ax, shown, layout, per_x=per_x, per_y=per_y)
+    if colorbar:
+        _add_colorbars(ax, [image for image, _ in shown], value_label=value_label)
+    return ax
+
+
+def _as_float_array(matrix: pd.DataFrame) -> NDArray[np.float64]:
+    """The matrix values as floats, NaN where missing (may share memory: never written to)."""
+    if matrix.shape[0] == 0 or matrix.shape[1] == 0:
+        raise ValueError(f"cannot draw an empty matrix (shape {matrix.shape})")
+    try:
+        return matrix.to_numpy(dtype=np.float64, na_value=np.nan)  # read only: no copy
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"the matrix must hold numbers: {exc}") from exc
+
+
+def _left_margin(matrix: pd.DataFrame, totals: bool) -> float:
+    """Inches the y tick labels ("received" or the widest id) and the y label need."""
+    widest = max(len("received") if totals else 0, max(len(str(i)) for i in matrix.index))
+    points = 0.62 * tick_fontsize("y") * widest + 1.4 * tick_fontsize("y") + 14.0
+    return points / 72.0
+
+
+def _norm(data: NDArray[np.float64], *, log: bool) -> Normalize:
+    """Colour normalisation for `data` that never divides by zero."""
+    # min/max over whole arrays, not boolean selections: 16M cells must stay fast
+    valid = np.isfinite(data)
+    if log:
+        positive = valid & (data > 0)
+        if not positive.any():
+            return _FixedLogNorm(vmin=1.0, vmax=10.0, clip=True)
+        low = float(np.min(data, where=positive, initial=np.inf))
+        high = float(np.max(data, where=positive, initial=-np.inf))
+        if low == high:
+            low = high / 10.0
+        # clip=True maps zeros to the lowest colour instead of masking them like NaN
+        return _FixedLogNorm(vmin=low, vmax=high, clip=True)
+    if not valid.any():
+        return Normalize(vmin=0.0, vmax=1.0)
+    low = min(0.0, float(np.min(data, where=valid, initial=np.inf)))
+    high = float(np.max(data, where=valid, initial=-np.inf))
+    if high <= low:
+        high = low + 1.0
+    return Normalize(vmin=low, vmax=high)
+
+
+def _totals_cmap(cmap: str) -> Colormap:
+    """A colormap for the totals, clearly unlike `cmap` and never pure white or black."""
+    base = mpl.colormaps["Oranges" if cmap in _GREY_CMAPS else "Greys"]
+    colors = base(np.linspace(0.12, 0.85, 256))
+    return ListedColormap(colors, name=f"actorprof_totals_{base.name}")
+
+
+def _set_ticks(
+    ax: Axes, matrix: pd.DataFrame, layout: _Layout, *, per_x: float, per_y: float
+) -> None:
+    """Label thinned rows and columns with their ids, and the totals bands."""
+    extra = 1 if layout.totals else 0
+    x_size = tick_fontsize("x")
+    y_size = tick_fontsize("y")
+    # Short ids (PE numbers) stay horizontal and are thinned to fit side by side;
+    # long ones are turned vertical and thinned like the y axis.
+    widest = max(len(str(label)) for label in matrix.columns)
+    rotation = 0.0 if widest <= 5 else 90.0
+    x_room = (0.65 * widest + 1.2) * x_size if rotation == 0.0 else 1.4 * x_size
+    # one label per 1.4 font heights at most: more would overlap
+    max_x = min(MAX_TICK_LABELS, int(layout.n_cols * per_x / x_room) + extra)
+    max_y = min(MAX_TICK_LABELS, int(layout.n_rows * per_y / (1.4 * y_size)) + extra)
+    x_step = nice_step(layout.n_cols, max_x - extra)
+    y_step = nice_step(layout.n_rows, max_y - extra)
+
+    x_pos = _tick_positions(layout.n_cols, x_step, layout.sent_x if layout.totals else None)
+    y_pos = _tick_positions(layout.n_rows, y_step, layout.received_y if layout.totals else None)
+    x_labels = [str(matrix.columns[i]) for i in x_pos]
+    y_labels = [str(matrix.index[i]) for i in y_pos]
+    x_ticks = [float(i) for i in x_pos]
+    y_ticks = [float(i) for i in y_pos]
+    if layout.totals:
+        x_ticks.append(layout.sent_x)
+        x_labels.append("sent")
+        y_ticks.append(layout.received_y)
+        y_labels.append("received")
+
+    ax.set_xticks(x_ticks, x_labels, rotation=rotation)
+    ax.set_yticks(y_ticks, y_labels)
+    ax.tick_params(which="major", length=2)
+
+
+def _tick_positions(n: int, step: int, totals_at: float | None) -> list[int]:
+    """Every `step`-th position, minus the last one if it would crowd the totals label."""
+    positions = list(range(0, n, step))
+    if totals_at is not None and len(positions) > 1 and totals_at - positions[-1] < 0.75 * step:
+        positions.pop()
+    return positions
+
+
+def _annotate(
+    ax: Axes,
+    shown: list[tuple[AxesImage, NDArray[np.float64]]],
+    layout: _Layout,
+    *,
+    per_x: float,
+    per_y: float,
+) -> None:
+    """Write each cell's value in its centre, black or white for contrast."""
+    rows = np.arange(layout.n_rows, dtype=np.float64)
+    cols = np.arange(layout.n_cols, dtype=np.float64)
+    # image, centres of its columns and rows, size of one of its cells (data units)
+    placed = [(cols, rows, 1.0, 1.0)]
+    if len(shown) == 3:
+        placed.append((np.array([layout.sent_x]), rows, layout.band_x, 1.0))
+        placed.append((cols, np.array([layout.received_y]), 1.0, layout.band_y))
+
+    for (image, data), (xs, ys, width, height) in zip(shown, placed, strict=True):
+        labels = [format_count(v) for v in data.ravel()]
+        colors = contrast_text_colors(image.to_rgba(data))
+        fontsize = _annot_fontsize(width * per_x, height * per_y, longest(labels))
+        grid_x, grid_y = np.meshgrid(xs, ys)
+        for x, y, label, color in zip(grid_x.ravel(), grid_y.ravel(), labels, colors, strict=True):
+            if label:  # NaN cells stay blank
+                ax.text(
+                    float(x),
+                    float(y),
+                    label,
+                    ha="center",
+                    va="center",
+                    color=str(color),
+                    fontsize=fontsize,
+                )
+
+
+def _annot_fontsize(width_pt: float, height_pt: float, chars: int) -> float:
+    """Largest font size (3-10 pt) at which `chars` characters fit in a cell."""
+    by_width = 0.85 * width_pt / (0.62 * max(chars, 1) + 0.3)
+    by_height = 0.6 * height_pt
+    return float(np.clip(min(by_width, by_height), 3.0, 10.0))
+
+
+def _add_colorbars(ax: Axes, images: list[AxesImage], *, value_label: str) -> None:
+    """Colour bars in a column at the right: cells on top, totals below.
+
+    They are inset Axes, so they follow the Axes wherever a layout puts it,
+    and layout engines make room for them.
+    """
+    figure = ax.figure
+    has_totals = len(images) == 3
+    bars = [(images[0], (1.04, 0.45, 0.035, 0.55) if has_totals else (1.04, 0.0, 0.035, 1.0))]
+    labels = [value_label]
+    if has_totals:
+        bars.append((images[1], (1.04, 0.0, 0.035, 0.36)))
+        labels.append(f"total {value_label}")
+    for (image, bounds), label in zip(bars, labels, strict=True):
+        cax = ax.inset_axes(bounds)
+        bar = figure.colorbar(image, cax=cax)
+        if isinstance(image.norm, LogNorm):
+            bar.formatter = _CompactLogFormatter()
+            bar.minorformatter = _CompactLogFormatter(labelOnlyBase=False)
+        else:
+            bar.formatter = FuncFormatter(_colorbar_label)
+        bar.set_label(label)
+        bar.outline.set_visible(False)
+
+
+class _CompactLogFormatter(LogFormatter):
+    """Log colour-bar labels written like the cells: ``10``, ``20.2k``, ``1M``."""
+
+    def _num_to_string(self, x: float, vmin: float, vmax: float) -> str:
+        return format_count(x)
+
+
+def _colorbar_label(value: float, _position: int | None = None) -> str:
+    """Colour-bar tick label: compact like the cells, and no negative zero."""
+    return format_count(0.0 if math.isclose(value, 0.0, abs_tol=1e-12) else value)
