@@ -97,6 +97,7 @@ def plot_timeline_heat(
     -------
     matplotlib.axes.Axes
     """
+    from matplotlib import colormaps
     from matplotlib.colors import LogNorm, Normalize
 
     ax = _axes(ax)
@@ -115,11 +116,10 @@ def plot_timeline_heat(
         shown if values.size else np.zeros((max(n_pes, 1), 1)),
         aspect="auto",
         interpolation="nearest",
-        cmap=cmap,
+        cmap=colormaps[cmap].with_extremes(bad=colormaps[cmap](0.0)),
         norm=norm,
         extent=(0.0, end if n_bins else 1.0, max(n_pes, 1) - 0.5, -0.5),
     )
-    image.cmap.set_bad(image.cmap(0.0))
     ax.set_xlabel("time since first send (s)")
     ax.set_ylabel("source PE")
     if n_pes <= 32:
