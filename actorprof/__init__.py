@@ -32,6 +32,10 @@ _EXPORTS = {
     "iter_logical": "read",
     "read_logical": "read",
     "logical_files": "read",
+    "iter_papi": "read",
+    "read_papi": "read",
+    "papi_files": "read",
+    "read_overall": "read",
     "iter_physical": "read",
     "read_physical": "read",
     "physical_file": "read",
@@ -47,6 +51,13 @@ _EXPORTS = {
     "node_matrix": "analyze",
     "pe_totals": "analyze",
     "top_pairs": "analyze",
+    "PopEfficiencies": "analyze",
+    "papi_breakdown": "analyze",
+    "papi_regions": "analyze",
+    "papi_segments": "analyze",
+    "pop_efficiencies": "analyze",
+    "time_breakdown": "analyze",
+    "time_checks": "analyze",
     "MeshFit": "analyze",
     "PhysicalAccumulator": "analyze",
     "PhysicalMatrices": "analyze",
@@ -58,9 +69,15 @@ _EXPORTS = {
     # plot
     "plot_heatmap": "plot",
     "plot_violin": "plot",
+    "plot_papi_bars": "plot.bars",
+    "plot_time_stacked": "plot.bars",
     # views
     "LogicalView": "views",
     "logical_view": "views",
+    "PapiView": "views",
+    "papi_view": "views",
+    "OverallView": "views",
+    "overall_view": "views",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -93,6 +110,15 @@ if TYPE_CHECKING:  # pragma: no cover
         pe_totals,
         top_pairs,
     )
+    from .analyze.breakdown import (
+        PopEfficiencies,
+        papi_breakdown,
+        papi_regions,
+        papi_segments,
+        pop_efficiencies,
+        time_breakdown,
+        time_checks,
+    )
     from .analyze.physical import (
         MeshFit,
         PhysicalAccumulator,
@@ -111,6 +137,11 @@ if TYPE_CHECKING:  # pragma: no cover
         UsageError,
     )
     from .plot import plot_heatmap, plot_violin
+    from .plot.bars import plot_papi_bars, plot_time_stacked
     from .read import FileReport, ReadReport, iter_logical, logical_files, read_logical
+    from .read.overall import read_overall
+    from .read.papi import iter_papi, papi_files, read_papi
     from .read.physical import iter_physical, physical_file, read_physical
     from .views import LogicalView, logical_view
+    from .views.overall import OverallView, overall_view
+    from .views.papi import PapiView, papi_view

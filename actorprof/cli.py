@@ -408,6 +408,255 @@ def export(
     )
 
 
+PAPI_EXAMPLE = """\b
+Examples:
+  actorprof papi run/ --num-pes 16 -o plots/
+  actorprof papi run/ --by-mailbox --sort total
+  actorprof papi run/ --counters PAPI_TOT_CYC,PAPI_L1_DCM,PAPI_BR_MSP,PAPI_TOT_INS
+"""
+
+
+@main.command(epilog=PAPI_EXAMPLE, context_settings=CONTEXT)
+@click.argument("trace_dir", type=click.Path(exists=True, path_type=Path))
+@common_options
+@click.option(
+    "--counters",
+    default=None,
+    metavar="NAME,...",
+    help="Names of the counter columns, in file order (at most 4). "
+    "[default: PAPI_TOT_INS,PAPI_LST_INS; extra columns become counter3, counter4]",
+)
+@click.option("--by-mailbox", is_flag=True, help="Split the PROC part of each bar per mailbox.")
+@click.option(
+    "--sort",
+    type=click.Choice(["pe", "total"]),
+    default="pe",
+    show_default=True,
+    help="Bar order: PE id, or total (largest first).",
+)
+@click.option(
+    "--phase",
+    default=None,
+    metavar="NAME",
+    help="Read PE<i>_NAME_PAPI.csv (after new_file_for_selector_trace(NAME)).",
+)
+@handle_errors
+def papi(
+    trace_dir: Path,
+    num_pes: int | None,
+    output_dir: Path,
+    fmt: str,
+    quiet: bool,
+    verbose: bool,
+    counters: str | None,
+    by_mailbox: bool,
+    sort: str,
+    phase: str | None,
+) -> None:
+    """Instructions per PE in MAIN and PROC (PAPI counters): bars, tables, summary.
+
+    TRACE_DIR holds the run's PE<i>_PAPI.csv files (or is one such file). The
+    line with mailbox -1 is the MAIN region (local computation and message
+    construction); every other line is one message handled in PROC.
+    """
+    from ._progress import Progress
+    from .output import OutputWriter
+    from .read import ReadReport
+    from .read.papi import iter_papi, papi_files
+    from .views.papi import build_papi_view
+
+    names = None if counters is None else [c.strip() for c in counters.split(",")]
+    console = Console(quiet=quiet, verbose=verbose)
+    out = OutputWriter(output_dir, kind="papi", fmt=fmt)
+    report = ReadReport(kind="papi")
+    files = papi_files(trace_dir, phase=phase, num_pes=num_pes, report=report)
+    progress = Progress(
+        sum(f.path.stat().st_size for f in files),
+        lambda: report.bytes_read,
+        lambda: len(report.files),
+        len(files),
+        enabled=console.progress_enabled(),
+    )
+    view = build_papi_view(
+        progress.wrap(
+            iter_papi(trace_dir, phase=phase, num_pes=num_pes, counters=names, report=report)
+        ),
+        report,
+        path=str(trace_dir),
+        num_pes=num_pes,
+        counters=names,
+    )
+    _write_papi(view, out, by_mailbox=by_mailbox, sort=sort)
+    console.wrote(out.written)
+    report_to_console(view.report, console)
+    for line in view.summary_lines():
+        console.info(line)
+
+
+def _write_papi(view: Any, out: Any, *, by_mailbox: bool, sort: str) -> None:
+    from .output import new_figure
+    from .plot.bars import plot_papi_bars
+
+    phase = f", phase {view.report.phase}" if view.report.phase else ""
+    split = "PROC per mailbox" if by_mailbox else "PROC"
+    if view.all_zero:
+        # no instruction counts: show what the trace still says, and why
+        panels = [
+            ("messages", "messages handled", f"Messages handled per PE ({split}){phase}"),
+            ("num_sends", "sends issued", f"Sends issued per PE (MAIN and handlers){phase}"),
+        ]
+    else:
+        panels = [(c, c, f"{c}: MAIN + {split} per PE{phase}") for c in view.counters]
+    ncols = 1 if len(panels) == 1 else 2
+    nrows = (len(panels) + 1) // 2 if ncols == 2 else 1
+    fig = new_figure(7.0 * ncols, 4.4 * nrows + (0.7 if view.all_zero else 0.0), nrows=nrows, ncols=ncols)
+    for ax, (value, value_label, title) in zip(fig.axes, panels):
+        plot_papi_bars(
+            view.segments(value, by_mailbox=by_mailbox and value != "num_sends"),
+            ax=ax,
+            value_label=value_label,
+            sort=sort == "total",
+            title=title,
+        )
+    for ax in fig.axes[len(panels) :]:
+        ax.set_visible(False)
+    if view.all_zero:
+        fig.suptitle(
+            f"All PAPI counters are 0 in this trace ({', '.join(view.counters)}): the machine "
+            "gave no hardware counter readings.\nShown instead: messages handled and sends "
+            "issued per PE, which the trace records exactly.",
+            fontsize="medium",
+            color="#a33",
+        )
+    out.figure(fig, "bars")
+    out.csv(view.pes, "pes")
+    out.csv(view.regions, "mailboxes", index=False)
+    summary = view.summary()
+    summary["options"] = {"by_mailbox": by_mailbox, "sort": sort}
+    out.json(summary, "summary")
+
+
+OVERALL_EXAMPLE = """\b
+Examples:
+  actorprof overall run/overall.txt --num-pes 16 -o plots/
+  actorprof overall run/ --label "Run 0" --sort total
+  actorprof overall run/overall.txt --cpu-ghz 2.45
+"""
+
+
+@main.command(epilog=OVERALL_EXAMPLE, context_settings=CONTEXT)
+@click.argument("trace", type=click.Path(exists=True, path_type=Path))
+@common_options
+@click.option(
+    "--label",
+    default=None,
+    metavar="NAME",
+    help="Only the profile lines of this label (--label '' for the empty one). "
+    "[default: every label, one row of panels each]",
+)
+@click.option(
+    "--sort",
+    type=click.Choice(["pe", "total"]),
+    default="pe",
+    show_default=True,
+    help="Bar order: PE id, or T_TOTAL (largest first).",
+)
+@click.option(
+    "--cpu-ghz",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="F",
+    help="Nominal CPU frequency in GHz (rdtsc rate): adds seconds to tables and figure.",
+)
+@handle_errors
+def overall(
+    trace: Path,
+    num_pes: int | None,
+    output_dir: Path,
+    fmt: str,
+    quiet: bool,
+    verbose: bool,
+    label: str | None,
+    sort: str,
+    cpu_ghz: float | None,
+) -> None:
+    """Where time goes per PE: T_MAIN, T_COMM, T_PROC from the TCOMM profile.
+
+    TRACE is the program's stdout (overall.txt) of a run built with
+    -DENABLE_TCOMM_PROFILING, or the folder holding overall.txt. Other output
+    in the file is ignored (and counted).
+    """
+    from .output import OutputWriter
+    from .read import ReadReport
+    from .read.overall import program_output_lines, read_overall
+    from .views.overall import build_overall_view
+
+    console = Console(quiet=quiet, verbose=verbose)
+    out = OutputWriter(output_dir, kind="overall", fmt=fmt)
+    report = ReadReport(kind="overall")
+    raw = read_overall(trace, num_pes=num_pes, report=report)
+    view = build_overall_view(
+        raw, report, path=str(trace), num_pes=num_pes, label=label, cpu_ghz=cpu_ghz
+    )
+    _write_overall(view, out, sort=sort)
+    console.wrote(out.written)
+    for note in report.notes:
+        console.info(note)
+    for warning in report.warnings:
+        console.warn(warning)
+    ignored = program_output_lines(report)
+    if ignored:
+        console.info(f"{ignored:,} line(s) of program output (not profile lines) ignored")
+    for line in view.summary_lines():
+        console.info(line)
+
+
+def _write_overall(view: Any, out: Any, *, sort: str) -> None:
+    from .output import new_figure
+    from .plot.bars import plot_time_stacked
+    from .read.overall import describe_group
+
+    groups = view.groups
+    summary = view.summary()
+    summaries = summary["groups"]
+    unit = "seconds" if view.cpu_ghz else "cycles"
+    fig = new_figure(14.0, 4.2 * len(groups), nrows=len(groups), ncols=2)
+    axes = fig.axes
+    for k, (label, run) in enumerate(groups):
+        times = view.group_times(label, run)
+        name = describe_group(label, run)
+        plot_time_stacked(
+            times,
+            ax=axes[2 * k],
+            sort=sort == "total",
+            cpu_ghz=view.cpu_ghz,
+            legend=False,
+            title=f"{name}: T_MAIN, T_COMM, T_PROC per PE ({unit})",
+        )
+        pop = summaries[k]["pop_efficiencies"]
+        effs = (
+            ""
+            if pop is None
+            else "\nPOP: load balance {}, communication eff. {}, parallel eff. {}".format(
+                *(
+                    "n/a" if pop[key] is None else f"{pop[key]:.2f}"
+                    for key in ("load_balance", "communication_efficiency", "parallel_efficiency")
+                )
+            )
+        )
+        plot_time_stacked(
+            times,
+            ax=axes[2 * k + 1],
+            relative=True,
+            sort=sort == "total",
+            title=f"{name}: fractions of T_TOTAL{effs}",
+        )
+    out.figure(fig, "stacked")
+    out.csv(view.pes(), "pes", index=False)
+    summary["options"] = {"label": view.label, "sort": sort, "cpu_ghz": view.cpu_ghz}
+    out.json(summary, "summary")
+
+
 def report_to_console(report: Any, console: Console) -> None:
     """Notes, warnings and skipped lines of a read, on stderr."""
     for note in report.notes:

@@ -1,5 +1,14 @@
 """Reductions over trace frames: matrices, totals, node level, imbalance."""
 
+from .breakdown import (
+    PopEfficiencies,
+    papi_breakdown,
+    papi_regions,
+    papi_segments,
+    pop_efficiencies,
+    time_breakdown,
+    time_checks,
+)
 from .imbalance import STRAGGLER_RULE, Imbalance, imbalance
 from .matrix import (
     CommAccumulator,
@@ -31,6 +40,7 @@ __all__ = [
     "MeshFit",
     "PhysicalAccumulator",
     "PhysicalMatrices",
+    "PopEfficiencies",
     "comm_matrices",
     "comm_matrix",
     "filter_self_sends",
@@ -39,9 +49,15 @@ __all__ = [
     "locality",
     "mesh_fit",
     "node_matrix",
+    "papi_breakdown",
+    "papi_regions",
+    "papi_segments",
     "pe_totals",
     "physical_matrices",
     "physical_node_matrices",
     "physical_pe_totals",
+    "pop_efficiencies",
+    "time_breakdown",
+    "time_checks",
     "top_pairs",
 ]

@@ -1,0 +1,449 @@
+"""Where instructions and time go, per PE: the PAPI regions and the overall profile.
+
+PAPI (one line per handled message + one MAIN line per PE):
+
+- :func:`papi_regions`: sums per (PE, mailbox); mailbox -1 is MAIN (local
+  computation and message construction), every other mailbox is PROC;
+- :func:`papi_breakdown`: one row per PE: MAIN and PROC totals per counter,
+  messages handled, sends issued, counter per handled message;
+- :func:`papi_segments`: the stacks drawn by :func:`actorprof.plot_papi_bars`.
+
+Overall profile (``TCOMM_PROFILING``):
+
+- :func:`time_breakdown`: T_MAIN, T_COMM, T_PROC, T_TOTAL, useful work and
+  fractions per (label, run, PE);
+- :func:`time_checks`: whether the printed ``TCOMM_PROFILING`` values agree
+  with the raw lines (T_MAIN = T_inside_finish - T_sends, ...);
+- :func:`pop_efficiencies`: POP load balance, communication and parallel
+  efficiency (POP Centre of Excellence methodology).
+
+Nothing here modifies its input; everything is vectorized.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..schema import (
+    DEFAULT_PAPI_COUNTERS,
+    MAIN_MAILBOX,
+    OVERALL_KEY_COLUMNS,
+    PAPI_REGION_COLUMNS,
+    TIME_COLUMNS,
+    papi_pe_columns,
+)
+from .imbalance import imbalance
+
+__all__ = [
+    "TIME_CHECKS",
+    "PopEfficiencies",
+    "counter_names",
+    "papi_breakdown",
+    "papi_regions",
+    "papi_segments",
+    "pop_efficiencies",
+    "time_breakdown",
+    "time_checks",
+    "zero_counters",
+]
+
+_KEYS = ["dst_pe", "mailbox"]
+
+
+def counter_names(frame: pd.DataFrame) -> tuple[str, ...]:
+    """Counter columns of a PAPI frame or region table: after ``num_sends``, before ``time_s``."""
+    columns = list(frame.columns)
+    if "num_sends" not in columns:
+        raise ValueError("not a PAPI frame: no num_sends column")
+    after = columns[columns.index("num_sends") + 1 :]
+    return tuple(c for c in after if c != "time_s")
+
+
+def papi_regions(
+    data: pd.DataFrame | Iterable[pd.DataFrame], *, counters: tuple[str, ...] | None = None
+) -> pd.DataFrame:
+    """Sum a PAPI trace per (PE, mailbox), in one pass over its chunks.
+
+    Parameters
+    ----------
+    data
+        A PAPI frame (:func:`actorprof.read_papi`) or its chunks
+        (:func:`actorprof.iter_papi`). The PE of a line is its ``dst_pe``
+        (the receiver wrote it). Not modified.
+    counters
+        Counter columns to sum; default: those of the data (or the default
+        PAPI names when there is no chunk).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``pe, mailbox, region, lines, num_sends, <counters...>``,
+        one row per (PE, mailbox) seen, sorted. ``region`` is ``MAIN`` for
+        mailbox -1, else ``PROC``; ``lines`` is the number of handled
+        messages (PROC) or of MAIN lines (MAIN, normally 1).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"src_node": 0, "src_pe": [0, 1, 0], "dst_node": 0,
+    ...     "dst_pe": 0, "msg_bytes": [0, 8, 8], "mailbox": [-1, 0, 0],
+    ...     "num_sends": [5, 1, 0], "PAPI_TOT_INS": [100, 10, 12], "time_s": 0.0})
+    >>> papi_regions(frame)[["mailbox", "lines", "PAPI_TOT_INS"]].to_numpy().tolist()
+    [[-1, 1, 100], [0, 2, 22]]
+    """
+    chunks = [data] if isinstance(data, pd.DataFrame) else data
+    partials = []
+    for chunk in chunks:
+        if counters is None:
+            counters = counter_names(chunk)
+        value_columns = ["num_sends", *counters]
+        grouped = chunk.groupby(_KEYS, sort=False)
+        part = grouped[value_columns].sum()
+        part.insert(0, "lines", grouped.size())
+        partials.append(part)
+    if counters is None:
+        counters = tuple(DEFAULT_PAPI_COUNTERS)
+    if not partials:
+        return _empty_regions(counters)
+    total = pd.concat(partials).groupby(level=[0, 1], sort=True).sum()
+    table = total.reset_index().rename(columns={"dst_pe": "pe"})
+    table.insert(2, "region", np.where(table["mailbox"] == MAIN_MAILBOX, "MAIN", "PROC"))
+    columns = [*PAPI_REGION_COLUMNS, *counters]
+    table = table[columns].astype({c: np.int64 for c in columns if c != "region"})
+    table["region"] = table["region"].astype(object)
+    return table
+
+
+def _empty_regions(counters: tuple[str, ...]) -> pd.DataFrame:
+    columns = [*PAPI_REGION_COLUMNS, *counters]
+    return pd.DataFrame(
+        {c: pd.Series([], dtype=object if c == "region" else np.int64) for c in columns}
+    )
+
+
+def papi_breakdown(regions: pd.DataFrame, *, num_pes: int | None = None) -> pd.DataFrame:
+    """One row per PE: MAIN and PROC per counter, messages handled, sends issued.
+
+    Parameters
+    ----------
+    regions
+        :func:`papi_regions` output. Not modified.
+    num_pes
+        Rows for PEs 0..num_pes-1 (PEs without lines get zeros); default:
+        up to the largest PE seen.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``pe``; columns :func:`actorprof.schema.papi_pe_columns`
+        (without ``pe``): ``main_lines`` (MAIN lines, normally 1),
+        ``messages`` (handled messages = PROC lines), ``main_sends`` and
+        ``proc_sends`` (``num_sends`` of the MAIN line and summed over the
+        handlers), and for each counter C: ``C_main``, ``C_proc``,
+        ``C_total`` (= main + proc) and ``C_per_message`` (= proc / messages,
+        NaN for a PE that handled none).
+
+    Raises
+    ------
+    ValueError
+        ``num_pes`` smaller than a PE seen.
+    """
+    counters = counter_names(regions)
+    n = _num_pes(regions["pe"], num_pes)
+    pe = regions["pe"].to_numpy(dtype=np.int64)
+    main = regions["mailbox"].to_numpy() == MAIN_MAILBOX
+
+    def per_pe(column: str, mask: np.ndarray) -> np.ndarray:
+        values = regions[column].to_numpy(dtype=np.int64)
+        return np.bincount(pe[mask], weights=values[mask], minlength=n).astype(np.int64)
+
+    table: dict[str, np.ndarray] = {
+        "main_lines": per_pe("lines", main),
+        "messages": per_pe("lines", ~main),
+        "main_sends": per_pe("num_sends", main),
+        "proc_sends": per_pe("num_sends", ~main),
+    }
+    messages = table["messages"].astype(np.float64)
+    for name in counters:
+        in_main = per_pe(name, main)
+        in_proc = per_pe(name, ~main)
+        table[f"{name}_main"] = in_main
+        table[f"{name}_proc"] = in_proc
+        table[f"{name}_total"] = in_main + in_proc
+        with np.errstate(divide="ignore", invalid="ignore"):
+            table[f"{name}_per_message"] = np.where(messages > 0, in_proc / messages, np.nan)
+    frame = pd.DataFrame(table, index=pd.RangeIndex(n, name="pe"))
+    return frame[list(papi_pe_columns(counters)[1:])]
+
+
+def _num_pes(pe: pd.Series, num_pes: int | None) -> int:
+    seen = int(pe.max()) + 1 if len(pe) else 0
+    if num_pes is None:
+        return max(seen, 1)
+    if num_pes < seen:
+        raise ValueError(f"num_pes is {num_pes} but PE {seen - 1} has PAPI lines")
+    return num_pes
+
+
+def papi_segments(
+    regions: pd.DataFrame,
+    value: str,
+    *,
+    by_mailbox: bool = False,
+    num_pes: int | None = None,
+) -> pd.DataFrame:
+    """Stacks of one value per PE: MAIN and PROC (or one segment per mailbox).
+
+    Parameters
+    ----------
+    regions
+        :func:`papi_regions` output. Not modified.
+    value
+        A counter name, ``"num_sends"`` (sends issued) or ``"messages"``
+        (handled messages; PROC only: the MAIN line is not a message).
+    by_mailbox
+        Split PROC into ``mailbox <m>`` segments.
+    num_pes
+        As :func:`papi_breakdown`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``pe`` (0..N-1), columns ``MAIN``, ``PROC`` or ``MAIN``,
+        ``mailbox 0``, ... (no ``MAIN`` for ``messages``), int64.
+
+    Raises
+    ------
+    ValueError
+        ``value`` is not a column of ``regions``.
+    """
+    column = "lines" if value == "messages" else value
+    if column not in regions.columns or column in ("pe", "mailbox", "region"):
+        raise ValueError(
+            f"value must be a counter ({', '.join(counter_names(regions))}), "
+            f"'num_sends' or 'messages'; got {value!r}"
+        )
+    n = _num_pes(regions["pe"], num_pes)
+    keys = np.where(
+        regions["mailbox"].to_numpy() == MAIN_MAILBOX,
+        "MAIN",
+        ("mailbox " + regions["mailbox"].astype(str)).to_numpy() if by_mailbox else "PROC",
+    )
+    wide = (
+        pd.DataFrame({"pe": regions["pe"].to_numpy(), "segment": keys, "v": regions[column]})
+        .pivot_table(index="pe", columns="segment", values="v", aggfunc="sum", fill_value=0)
+        .reindex(pd.RangeIndex(n, name="pe"), fill_value=0)
+    )
+    order = ["MAIN"] if value != "messages" else []
+    if by_mailbox:
+        mailboxes = sorted(int(m) for m in regions["mailbox"].unique() if m != MAIN_MAILBOX)
+        order += [f"mailbox {m}" for m in mailboxes]
+    else:
+        order.append("PROC")
+    wide = wide.reindex(columns=order, fill_value=0).astype(np.int64)
+    wide.columns = pd.Index(order, name="segment")
+    return wide
+
+
+def zero_counters(breakdown: pd.DataFrame) -> list[str]:
+    """Counters of a :func:`papi_breakdown` table whose every value is 0."""
+    return [
+        column[: -len("_total")]
+        for column in breakdown.columns
+        if column.endswith("_total") and not breakdown[column].to_numpy().any()
+    ]
+
+
+# --- overall profile --------------------------------------------------------
+
+#: The consistency checks of :func:`time_checks`: name -> kind ("cycles"/"fraction").
+TIME_CHECKS = {
+    "T_MAIN = T_inside_finish - T_sends": "cycles",
+    "T_PROC = T_process - T_send_in_process": "cycles",
+    "T_COMM = T_sends + T_wait - T_PROC": "cycles",
+    "T_TOTAL = T_MAIN + T_COMM + T_PROC": "cycles",
+    "T_MAIN/T_TOTAL": "fraction",
+    "T_COMM/T_TOTAL": "fraction",
+    "T_PROC/T_TOTAL": "fraction",
+}
+
+
+def _derived(overall: pd.DataFrame) -> dict[str, pd.Series]:
+    """T_MAIN, T_PROC, T_COMM, T_TOTAL from the raw lines (FORMATS.md section 3)."""
+    main = overall["t_inside_finish_cycles"] - overall["t_sends_cycles"]
+    proc = overall["t_process_cycles"] - overall["t_send_in_process_cycles"]
+    comm = overall["t_sends_cycles"] + overall["t_wait_cycles"] - proc
+    return {"main": main, "comm": comm, "proc": proc, "total": main + comm + proc}
+
+
+def time_breakdown(overall: pd.DataFrame) -> pd.DataFrame:
+    """T_MAIN, T_COMM, T_PROC, T_TOTAL, useful work and fractions per row.
+
+    Parameters
+    ----------
+    overall
+        :func:`actorprof.read_overall` output. Not modified.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The key columns ``label, run, pe`` then
+        :data:`actorprof.schema.TIME_COLUMNS`: the four times in cycles
+        (nullable Int64) as printed on the ``TCOMM_PROFILING`` line, or
+        derived from the raw lines when that line is missing (``source``
+        says which: ``tcomm``, ``derived`` or ``missing``); ``useful_cycles``
+        = T_MAIN + T_PROC; ``main_frac``, ``comm_frac``, ``proc_frac`` =
+        time / T_TOTAL (NaN when unknown or T_TOTAL <= 0);
+        ``total_vs_outside_pct`` = 100 (T_TOTAL - T_outside_finish) /
+        T_outside_finish (what the runtime's warning line is about).
+    """
+    derived = _derived(overall)
+    printed = {part: overall[f"tcomm_{part}_cycles"] for part in ("main", "comm", "proc", "total")}
+    has_tcomm = pd.concat(printed.values(), axis=1).notna().all(axis=1).to_numpy()
+    has_raw = pd.concat(derived.values(), axis=1).notna().all(axis=1).to_numpy()
+    out = overall[list(OVERALL_KEY_COLUMNS)].copy()
+    for part in ("main", "comm", "proc", "total"):
+        chosen = printed[part].where(has_tcomm, derived[part])
+        out[f"t_{part}_cycles"] = chosen.astype("Int64")
+    out["useful_cycles"] = out["t_main_cycles"] + out["t_proc_cycles"]
+    total = out["t_total_cycles"].astype("Float64")
+    positive = (total > 0).fillna(False).to_numpy()
+    for part in ("main", "comm", "proc"):
+        frac = (out[f"t_{part}_cycles"].astype("Float64") / total).where(positive)
+        out[f"{part}_frac"] = frac.to_numpy(dtype=np.float64, na_value=np.nan)
+    outside = overall["t_outside_finish_cycles"].astype("Float64")
+    pct = (100.0 * (total - outside) / outside).where((outside > 0).fillna(False))
+    out["total_vs_outside_pct"] = pct.to_numpy(dtype=np.float64, na_value=np.nan)
+    out["source"] = np.where(has_tcomm, "tcomm", np.where(has_raw, "derived", "missing"))
+    out["source"] = out["source"].astype(object)
+    return out[[*OVERALL_KEY_COLUMNS, *TIME_COLUMNS]]
+
+
+def time_checks(overall: pd.DataFrame, *, frac_tol: float = 1e-6) -> pd.DataFrame:
+    """Compare the printed ``TCOMM_PROFILING`` values with the raw lines.
+
+    Parameters
+    ----------
+    overall
+        :func:`actorprof.read_overall` output. Not modified.
+    frac_tol
+        Largest accepted difference of a printed fraction (6 decimals:
+        rounding alone gives up to 5e-7).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (row of ``overall``, check of :data:`TIME_CHECKS`) whose
+        both sides are known: ``label, run, pe, check, expected`` (computed),
+        ``found`` (printed), ``difference`` (found - expected), ``agrees``
+        (cycles: exactly equal; fractions: within ``frac_tol``).
+
+    Raises
+    ------
+    ValueError
+        Negative ``frac_tol``.
+    """
+    if frac_tol < 0:
+        raise ValueError(f"frac_tol must be >= 0, got {frac_tol}")
+    derived = _derived(overall)
+    printed_total = overall["tcomm_total_cycles"].astype("Float64")
+    sides: dict[str, tuple[pd.Series, pd.Series]] = {
+        "T_MAIN = T_inside_finish - T_sends": (derived["main"], overall["tcomm_main_cycles"]),
+        "T_PROC = T_process - T_send_in_process": (
+            derived["proc"],
+            overall["tcomm_proc_cycles"],
+        ),
+        "T_COMM = T_sends + T_wait - T_PROC": (derived["comm"], overall["tcomm_comm_cycles"]),
+        "T_TOTAL = T_MAIN + T_COMM + T_PROC": (
+            overall["tcomm_main_cycles"]
+            + overall["tcomm_comm_cycles"]
+            + overall["tcomm_proc_cycles"],
+            overall["tcomm_total_cycles"],
+        ),
+    }
+    for part in ("MAIN", "COMM", "PROC"):
+        expected = overall[f"tcomm_{part.lower()}_cycles"].astype("Float64") / printed_total
+        sides[f"T_{part}/T_TOTAL"] = (
+            expected.where((printed_total > 0).fillna(False)),
+            overall[f"tcomm_{part.lower()}_frac"],
+        )
+    pieces: list[pd.DataFrame] = []
+    keys = overall[list(OVERALL_KEY_COLUMNS)]
+    for name, (expected, found) in sides.items():
+        exp = expected.astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
+        got = pd.Series(found).astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
+        known = ~(np.isnan(exp) | np.isnan(got))
+        diff = got - exp
+        tol = frac_tol if TIME_CHECKS[name] == "fraction" else 0.0
+        piece = keys[known].copy()
+        piece["check"] = name
+        piece["expected"] = exp[known]
+        piece["found"] = got[known]
+        piece["difference"] = diff[known]
+        piece["agrees"] = np.abs(diff[known]) <= tol
+        pieces.append(piece)
+    result = pd.concat(pieces, ignore_index=True)
+    result["check"] = result["check"].astype(object)
+    return result
+
+
+@dataclass(frozen=True)
+class PopEfficiencies:
+    """POP efficiencies of one run; None where undefined (a zero maximum)."""
+
+    n: int
+    load_balance: float | None
+    communication_efficiency: float | None
+    parallel_efficiency: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def pop_efficiencies(
+    useful: pd.Series | np.ndarray, total: pd.Series | np.ndarray
+) -> PopEfficiencies:
+    """POP Centre of Excellence efficiencies from per-PE useful and total time.
+
+    - load balance = mean(useful) / max(useful)
+      (:attr:`Imbalance.pop_load_balance` of :func:`imbalance`);
+    - communication efficiency = max(useful) / max(total);
+    - parallel efficiency = load balance x communication efficiency.
+
+    Useful time is T_MAIN + T_PROC (computation), total time T_TOTAL.
+
+    Parameters
+    ----------
+    useful, total
+        One value per PE, same length, finite and non-negative.
+
+    Returns
+    -------
+    PopEfficiencies
+
+    Raises
+    ------
+    ValueError
+        Lengths differ, empty, negative or non-finite values.
+
+    Examples
+    --------
+    >>> e = pop_efficiencies(np.array([5.0, 10.0]), np.array([20.0, 20.0]))
+    >>> e.load_balance, e.communication_efficiency, e.parallel_efficiency
+    (0.75, 0.5, 0.375)
+    """
+    u = np.asarray(useful, dtype=np.float64)
+    t = np.asarray(total, dtype=np.float64)
+    if u.shape != t.shape:
+        raise ValueError(f"useful and total differ in length ({u.size} vs {t.size})")
+    if not np.isfinite(t).all() or (t < 0).any():
+        raise ValueError("total times must be finite and non-negative")
+    balance = imbalance(u).pop_load_balance  # checks useful (non-empty, finite, >= 0)
+    t_max = float(t.max())
+    comm = float(u.max()) / t_max if t_max > 0 else None
+    parallel = balance * comm if balance is not None and comm is not None else None
+    return PopEfficiencies(int(u.size), balance, comm, parallel)

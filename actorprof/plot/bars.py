@@ -1,0 +1,326 @@
+"""Stacked bars per PE: PAPI counters (MAIN and PROC) and the overall time profile.
+
+One bar per PE, its segments stacked in column order. Up to
+:data:`BARS_MAX` PEs every bar is a separate rectangle (``ax.containers``,
+one :class:`~matplotlib.container.BarContainer` per segment, labelled with
+the segment name); beyond, each segment is one filled step outline
+(:meth:`~matplotlib.axes.Axes.stairs`, in ``ax.patches``) so that 4,096 PEs
+draw in a fraction of a second. Tick labels thin out to round steps, value
+labels on the bars appear only for a few PEs, and a sorted plot of many PEs
+shows ranks instead of PE ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.axes import Axes
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+from actorprof.plot._style import (
+    format_count,
+    get_ax,
+    longest,
+    nice_step,
+    tick_fontsize,
+)
+
+__all__ = ["ANNOTATE_MAX", "BARS_MAX", "MAX_TICK_LABELS", "plot_papi_bars", "plot_time_stacked"]
+
+#: Bars are separate rectangles up to this many PEs, step outlines beyond.
+BARS_MAX = 256
+#: Totals are written above the bars up to this many PEs.
+ANNOTATE_MAX = 16
+#: At most this many PE tick labels.
+MAX_TICK_LABELS = 32
+
+_DEEP = [(float(r), float(g), float(b)) for r, g, b in sns.color_palette("deep", 3)]
+_REGION_COLORS: dict[str, tuple[float, float, float]] = {
+    "MAIN": _DEEP[0],
+    "COMM": _DEEP[1],
+    "PROC": _DEEP[2],
+}
+_TIME_PARTS = {"MAIN": "t_main_cycles", "COMM": "t_comm_cycles", "PROC": "t_proc_cycles"}
+
+
+def plot_papi_bars(
+    segments: pd.DataFrame,
+    *,
+    ax: Axes | None = None,
+    value_label: str = "instructions",
+    sort: bool = False,
+    title: str | None = None,
+    legend: bool = True,
+) -> Axes:
+    """Stacked bars of one PAPI value per PE: MAIN and PROC (or per mailbox).
+
+    Parameters
+    ----------
+    segments
+        One row per PE (index = PE id), one column per stacked segment, in
+        stacking order, e.g. :func:`actorprof.papi_segments` output:
+        ``MAIN, PROC`` or ``MAIN, mailbox 0, mailbox 1``. Non-negative
+        numbers. Not modified.
+    ax
+        Axes to draw on; default: the current Axes (created if needed).
+    value_label
+        What the numbers are (y axis label), e.g. the counter name.
+    sort
+        Order the bars by total, largest first (PE ids stay on the ticks up
+        to :data:`MAX_TICK_LABELS` PEs; ranks beyond).
+    title
+        Axes title.
+    legend
+        Draw the legend of the segments (outside the Axes, on the right).
+
+    Returns
+    -------
+    Axes
+        `ax`. Up to :data:`BARS_MAX` PEs, ``ax.containers[k]`` holds the
+        bars of segment ``k`` (``get_label()`` is its name) in plotted order.
+        An all-zero table gets the text "all values are 0" in the middle.
+
+    Raises
+    ------
+    ValueError
+        No row or no column, or negative or non-finite values.
+
+    Examples
+    --------
+    >>> seg = pd.DataFrame({"MAIN": [100, 300], "PROC": [20, 10]},
+    ...                    index=pd.Index([0, 1], name="pe"))
+    >>> ax = plot_papi_bars(seg, value_label="PAPI_TOT_INS")
+    >>> [b.get_height() for b in ax.containers[0]]
+    [100.0, 300.0]
+    """
+    names = [str(c) for c in segments.columns]
+    colors = [_segment_color(name, k, names) for k, name in enumerate(names)]
+    ax = get_ax(ax)
+    _stacked_bars(ax, segments, colors=colors, sort=sort, relative=False, legend=legend)
+    ax.set_ylabel(f"{value_label} per PE")
+    if title is not None:
+        ax.set_title(title)
+    return ax
+
+
+def plot_time_stacked(
+    times: pd.DataFrame,
+    *,
+    ax: Axes | None = None,
+    relative: bool = False,
+    sort: bool = False,
+    cpu_ghz: float | None = None,
+    title: str | None = None,
+    legend: bool = True,
+) -> Axes:
+    """Stacked bars of T_MAIN, T_COMM, T_PROC per PE (absolute or fractions of T_TOTAL).
+
+    Parameters
+    ----------
+    times
+        :func:`actorprof.time_breakdown` rows of ONE label/run: a ``pe``
+        column (or the index as PE ids) and ``t_main_cycles``,
+        ``t_comm_cycles``, ``t_proc_cycles``. Unknown values draw as 0.
+        Not modified.
+    ax
+        Axes to draw on; default: the current Axes (created if needed).
+    relative
+        Fractions of each PE's T_TOTAL (bars of height 1) instead of cycles.
+    sort
+        Order the bars by T_TOTAL, largest first (the same order in the
+        absolute and relative panels).
+    cpu_ghz
+        Show seconds (cycles / (cpu_ghz x 1e9)) instead of cycles.
+    title
+        Axes title.
+    legend
+        Draw the legend (outside the Axes, on the right).
+
+    Returns
+    -------
+    Axes
+        `ax`; segments ``MAIN``, ``COMM``, ``PROC`` as in
+        :func:`plot_papi_bars`.
+
+    Raises
+    ------
+    ValueError
+        Missing columns, no row, a negative time, or ``cpu_ghz <= 0``.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"pe": [0, 1], "t_main_cycles": [70, 10],
+    ...                   "t_comm_cycles": [20, 80], "t_proc_cycles": [10, 10]})
+    >>> ax = plot_time_stacked(t, relative=True)
+    >>> [round(b.get_height(), 2) for b in ax.containers[1]]
+    [0.2, 0.8]
+    """
+    missing = [c for c in _TIME_PARTS.values() if c not in times.columns]
+    if missing:
+        raise ValueError(f"times lacks column(s) {', '.join(missing)} (use time_breakdown())")
+    if cpu_ghz is not None and not cpu_ghz > 0:
+        raise ValueError(f"cpu_ghz must be > 0, got {cpu_ghz}")
+    index = pd.Index(times["pe"], name="pe") if "pe" in times.columns else times.index
+    data = pd.DataFrame(
+        {
+            name: pd.to_numeric(times[column], errors="coerce")
+            .astype("Float64")
+            .fillna(0.0)
+            .to_numpy(dtype=np.float64)
+            for name, column in _TIME_PARTS.items()
+        },
+        index=index,
+    )
+    unit = "cycles"
+    totals = data.sum(axis=1).to_numpy()
+    rank_by = totals  # the absolute and relative panels share the order
+    if relative:
+        data = data.div(np.where(totals > 0, totals, 1.0), axis=0)
+        unit = "fraction of T_TOTAL"
+    elif cpu_ghz is not None:
+        data = data / (cpu_ghz * 1e9)
+        unit = "seconds"
+    ax = get_ax(ax)
+    colors = [_REGION_COLORS[name] for name in data.columns]
+    _stacked_bars(
+        ax, data, colors=colors, sort=sort, relative=relative, legend=legend, rank_by=rank_by
+    )
+    ax.set_ylabel(unit if relative else f"time per PE ({unit})")
+    if title is not None:
+        ax.set_title(title)
+    return ax
+
+
+def _segment_color(name: str, k: int, names: Sequence[str]) -> tuple[float, float, float]:
+    """MAIN/COMM/PROC keep their colours everywhere; mailboxes get shades of one hue."""
+    if name in _REGION_COLORS:
+        return _REGION_COLORS[name]
+    others = [n for n in names if n not in _REGION_COLORS]
+    palette = sns.color_palette("crest", max(len(others), 1))
+    position = others.index(name) if name in others else k
+    r, g, b = palette[position % len(palette)]
+    return (float(r), float(g), float(b))
+
+
+def _stacked_bars(
+    ax: Axes,
+    data: pd.DataFrame,
+    *,
+    colors: list[tuple[float, float, float]],
+    sort: bool,
+    relative: bool,
+    legend: bool,
+    rank_by: np.ndarray | None = None,
+) -> None:
+    if data.shape[0] == 0 or data.shape[1] == 0:
+        raise ValueError(f"cannot draw bars of an empty table (shape {data.shape})")
+    values = data.to_numpy(dtype=np.float64)
+    if not np.isfinite(values).all() or (values < 0).any():
+        raise ValueError("bar values must be finite and non-negative")
+    totals = values.sum(axis=1)
+    pes = data.index.to_numpy()
+    order = np.arange(len(pes))
+    if sort:
+        order = np.lexsort((order, -(totals if rank_by is None else rank_by)))
+    values, totals, pes = values[order], totals[order], pes[order]
+    n = len(pes)
+    x = np.arange(n, dtype=np.float64)
+    bottom = np.zeros(n)
+    for k, name in enumerate(data.columns):
+        height = values[:, k]
+        if n <= BARS_MAX:
+            ax.bar(
+                x,
+                height,
+                bottom=bottom,
+                width=0.8,
+                color=colors[k],
+                label=str(name),
+                edgecolor="white",
+                linewidth=0.5 if n <= 64 else 0.0,
+            )
+        else:
+            ax.stairs(
+                bottom + height,
+                np.arange(n + 1) - 0.5,
+                baseline=bottom.copy(),
+                fill=True,
+                color=colors[k],
+                label=str(name),
+            )
+        bottom = bottom + height
+    ax.set_xlim(-0.6, n - 0.4)
+    _pe_ticks(ax, pes, sort=sort)
+    if not totals.any():
+        ax.set_ylim(0, 1)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.text(
+            0.5,
+            0.5,
+            "all values are 0",
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+            color="0.3",
+        )
+    elif relative:
+        ax.set_ylim(0, 1)
+    else:
+        ax.set_ylim(0, float(totals.max()) * (1.12 if n <= ANNOTATE_MAX else 1.04))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: format_count(v)))
+        if n <= ANNOTATE_MAX:
+            for xi, total in zip(x, totals, strict=True):
+                ax.text(xi, total, _value_label(total), ha="center", va="bottom", fontsize="small")
+    if legend and data.shape[1] > 0:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
+
+
+def _value_label(value: float) -> str:
+    """Exact counts (``10,112``) for whole numbers, 3 significant digits otherwise."""
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return format_count(value)
+
+
+def _pe_ticks(ax: Axes, pes: np.ndarray, *, sort: bool) -> None:
+    n = len(pes)
+    labels = [str(p) for p in pes]
+    if n <= _fitting_labels(ax, n, longest(labels)):
+        ax.set_xticks(np.arange(n), labels)
+        ax.set_xlabel("PE, sorted by total (largest first)" if sort else "PE")
+        return
+    if sort and _bar_points(ax, n) >= 1.4 * tick_fontsize("x"):
+        # every PE id still fits when written upwards: which PE is on top matters most
+        ax.set_xticks(np.arange(n), labels, rotation=90)
+        ax.set_xlabel("PE, sorted by total (largest first)")
+        return
+    if sort:
+        # PE ids at thinned positions of a sorted axis would be meaningless: show ranks
+        step = nice_step(n, _fitting_labels(ax, n, len(str(n))))
+        ranks = np.concatenate([[1], np.arange(step, n + 1, step)])
+        ax.set_xticks(ranks - 1, [str(r) for r in ranks])
+        ax.set_xlabel(f"rank of the PE by total, largest first ({n:,} PEs)")
+    else:
+        step = nice_step(n, _fitting_labels(ax, n, longest(labels)))
+        positions = np.arange(0, n, step)
+        ax.set_xticks(positions, [labels[k] for k in positions])
+        ax.set_xlabel(f"PE ({n:,} PEs)")
+
+
+def _fitting_labels(ax: Axes, n: int, chars: int) -> int:
+    """How many tick labels of ``chars`` characters fit side by side (at most MAX_TICK_LABELS)."""
+    per_bar = _bar_points(ax, n)
+    label_pt = (max(chars, 1) * 0.62 + 1.5) * tick_fontsize("x")
+    fitting = int(per_bar * n // label_pt)
+    return max(2, min(MAX_TICK_LABELS, fitting))
+
+
+def _bar_points(ax: Axes, n: int) -> float:
+    """Width of one bar slot in points, for the Axes' current size (before layout)."""
+    figure = ax.get_figure(root=True)
+    assert figure is not None
+    width_in = ax.get_position(original=True).width * float(figure.get_size_inches()[0])
+    return width_in * 72.0 / max(n, 1)

@@ -1,0 +1,269 @@
+"""The PAPI view: read a PAPI trace and derive everything ``actorprof papi`` shows.
+
+``papi_view(path)`` is the Python twin of the command: one pass over the
+trace into per-(PE, mailbox) sums, then the per-PE breakdown (MAIN and PROC
+per counter, messages handled, sends issued), imbalance per counter and a
+JSON-able summary. No plotting, no files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from os import PathLike
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._version import __version__
+from ..analyze.breakdown import (
+    counter_names,
+    papi_breakdown,
+    papi_regions,
+    papi_segments,
+    zero_counters,
+)
+from ..analyze.imbalance import imbalance
+from ..read._report import ReadReport
+from ..read.papi import check_counter_names, iter_papi
+from ..schema import MAIN_MAILBOX
+
+__all__ = ["PapiView", "build_papi_view", "papi_view", "zero_counter_message"]
+
+
+def zero_counter_message(names: Sequence[str], *, every: bool) -> str:
+    """The plain statement printed when counters are all zero."""
+    listed = ", ".join(names)
+    if every:
+        return (
+            f"all PAPI counter values are 0 ({listed}): the tracing machine gave no hardware "
+            "counter readings (no counter unit, or PAPI without access to it); instruction "
+            "counts are unknown, only messages handled and sends issued are meaningful"
+        )
+    return f"PAPI counter(s) {listed} are 0 on every line: those events were not counted"
+
+
+@dataclass(frozen=True)
+class PapiView:
+    """Everything derived from one PAPI trace (one phase)."""
+
+    path: str
+    report: ReadReport
+    counters: tuple[str, ...]
+    regions: pd.DataFrame
+    pes: pd.DataFrame
+    zero_counters: tuple[str, ...]
+
+    @property
+    def num_pes(self) -> int:
+        return len(self.pes)
+
+    @property
+    def all_zero(self) -> bool:
+        """True when every counter is 0 on every line (no hardware counters)."""
+        return len(self.zero_counters) == len(self.counters)
+
+    @property
+    def mailboxes(self) -> list[int]:
+        """Mailbox ids that handled messages (MAIN excluded), sorted."""
+        mailbox = self.regions["mailbox"].to_numpy()
+        return sorted(int(m) for m in np.unique(mailbox[mailbox != MAIN_MAILBOX]))
+
+    def segments(self, value: str, *, by_mailbox: bool = False) -> pd.DataFrame:
+        """Stacks per PE of a counter, ``num_sends`` or ``messages`` (see papi_segments)."""
+        return papi_segments(self.regions, value, by_mailbox=by_mailbox, num_pes=self.num_pes)
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-able summary: totals, per mailbox, imbalance per counter, files."""
+        pes = self.pes
+        messages = int(pes["messages"].sum())
+        counters: dict[str, Any] = {}
+        for name in self.counters:
+            proc = int(pes[f"{name}_proc"].sum())
+            counters[name] = {
+                "main": int(pes[f"{name}_main"].sum()),
+                "proc": proc,
+                "total": int(pes[f"{name}_total"].sum()),
+                "per_message": proc / messages if messages else None,
+                "all_zero": name in self.zero_counters,
+            }
+        metrics: dict[str, Any] = {
+            name: imbalance(pes[f"{name}_total"]).to_dict() for name in self.counters
+        }
+        metrics["messages"] = imbalance(pes["messages"]).to_dict()
+        metrics["sends"] = imbalance(pes["main_sends"] + pes["proc_sends"]).to_dict()
+        proc_rows = self.regions[self.regions["mailbox"] != MAIN_MAILBOX]
+        by_mailbox = proc_rows.drop(columns=["pe", "region"]).groupby("mailbox").sum()
+        main_sends = int(pes["main_sends"].sum())
+        proc_sends = int(pes["proc_sends"].sum())
+        return {
+            "kind": "papi",
+            "actorprof_version": __version__,
+            "trace": self.path,
+            "phase": self.report.phase,
+            "num_pes": self.num_pes,
+            "num_pes_inferred": self.report.num_pes_inferred,
+            "counters": list(self.counters),
+            "zero_counters": list(self.zero_counters),
+            "counters_all_zero": self.all_zero,
+            "counters_note": (
+                zero_counter_message(self.zero_counters, every=self.all_zero)
+                if self.zero_counters
+                else None
+            ),
+            "totals": {
+                "messages": messages,
+                "main_lines": int(pes["main_lines"].sum()),
+                "main_sends": main_sends,
+                "proc_sends": proc_sends,
+                "sends": main_sends + proc_sends,
+                "counters": counters,
+            },
+            "mailboxes": [
+                {
+                    "mailbox": int(row["mailbox"]),
+                    "messages": int(row["lines"]),
+                    "num_sends": int(row["num_sends"]),
+                    **{name: int(row[name]) for name in self.counters},
+                }
+                for row in by_mailbox.reset_index().to_dict("records")
+            ],
+            "imbalance": metrics,
+            **{
+                k: v
+                for k, v in self.report.to_dict().items()
+                if k in ("missing_pes", "lines_read", "lines_skipped", "warnings", "files")
+            },
+            "notes": list(self.report.notes),
+        }
+
+    def summary_lines(self) -> list[str]:
+        """A short human summary (what the CLI prints on stderr)."""
+        s = self.summary()
+        t = s["totals"]
+        phase = s["phase"] or "unnamed"
+        lines = [
+            f"PAPI trace ({phase} phase): {t['messages']:,} messages handled on "
+            f"{s['num_pes']} PEs, mailboxes {', '.join(map(str, self.mailboxes)) or 'none'}; "
+            f"sends issued: {t['main_sends']:,} from MAIN, {t['proc_sends']:,} from handlers",
+        ]
+        if self.all_zero:
+            lines.append(f"  ALL COUNTERS ARE ZERO ({', '.join(self.counters)}): see the warning")
+        for name in self.counters:
+            c = t["counters"][name]
+            if c["all_zero"]:
+                lines.append(f"  {name}: 0 everywhere")
+                continue
+            m = s["imbalance"][name]
+            ratio = "n/a" if m["max_over_mean"] is None else f"{m['max_over_mean']:.2f}"
+            per = "n/a" if c["per_message"] is None else f"{c['per_message']:,.1f}"
+            lines.append(
+                f"  {name}: {c['total']:,} (MAIN {c['main']:,}, PROC {c['proc']:,}, "
+                f"{per} per message); per PE max {m['max']:,.0f} (PE {m['max_pe']}), "
+                f"max/mean {ratio}"
+            )
+        m = s["imbalance"]["messages"]
+        ratio = "n/a" if m["max_over_mean"] is None else f"{m['max_over_mean']:.2f}"
+        lines.append(
+            f"  messages handled per PE: mean {m['mean']:,.1f}, max {m['max']:,.0f} "
+            f"(PE {m['max_pe']}), max/mean {ratio}"
+        )
+        skipped = self.report.lines_skipped
+        if skipped:
+            lines.append(f"  {skipped:,} line(s) skipped (details in the summary JSON)")
+        return lines
+
+
+def build_papi_view(
+    chunks: Iterable[pd.DataFrame],
+    report: ReadReport,
+    *,
+    path: str,
+    num_pes: int | None = None,
+    counters: Sequence[str] | None = None,
+) -> PapiView:
+    """Reduce PAPI chunks (one pass) into a :class:`PapiView`.
+
+    ``report`` must be the one the chunks' reader fills.
+    """
+    regions = papi_regions(chunks)
+    names = counter_names(regions)
+    if not len(regions):
+        names = check_counter_names(counters)
+        regions = papi_regions([], counters=names)
+    if num_pes is None:
+        from_files = max((f.pe for f in report.files if f.pe is not None), default=-1) + 1
+        seen = int(regions["pe"].max()) + 1 if len(regions) else 0
+        n = max(from_files, seen, 1)
+        report.num_pes = n
+        report.num_pes_inferred = True
+        report.note(
+            f"inferred --num-pes {n} from the file names and PE ids "
+            "(pass --num-pes to check the trace against the run)"
+        )
+    else:
+        n = num_pes
+        report.num_pes = num_pes
+    pes = papi_breakdown(regions, num_pes=n)
+    zeros = tuple(zero_counters(pes))
+    if zeros:
+        report.warn(zero_counter_message(zeros, every=len(zeros) == len(names)))
+    return PapiView(
+        path=path,
+        report=report,
+        counters=tuple(names),
+        regions=regions,
+        pes=pes,
+        zero_counters=zeros,
+    )
+
+
+def papi_view(
+    path: str | PathLike[str],
+    *,
+    phase: str | None = None,
+    num_pes: int | None = None,
+    counters: Sequence[str] | None = None,
+    report: ReadReport | None = None,
+) -> PapiView:
+    """Read a run's PAPI trace and derive the PAPI view (one pass).
+
+    Parameters
+    ----------
+    path
+        Run folder or one ``PE<i>_PAPI.csv`` file.
+    phase, num_pes, counters
+        As :func:`actorprof.iter_papi`.
+    report
+        Receives the line accounting; when None, skipped data and warnings
+        (all-zero counters included) are announced with
+        :class:`ActorProfWarning`.
+
+    Returns
+    -------
+    PapiView
+
+    Raises
+    ------
+    ActorProfError
+        Any read error (file, line and fix in the message).
+
+    Examples
+    --------
+    >>> view = papi_view("examples/histo_4pe/papi")  # doctest: +SKIP
+    >>> view.pes["messages"].tolist()  # doctest: +SKIP
+    [10112, 9923, 9925, 10040]
+    """
+    own = report is None
+    report = ReadReport(kind="papi") if report is None else report
+    view = build_papi_view(
+        iter_papi(path, phase=phase, num_pes=num_pes, counters=counters, report=report),
+        report,
+        path=str(path),
+        num_pes=num_pes,
+        counters=counters,
+    )
+    if own:
+        report.emit_python_warnings()
+    return view
