@@ -66,14 +66,26 @@ _EXPORTS = {
     "physical_matrices": "analyze",
     "physical_node_matrices": "analyze",
     "physical_pe_totals": "analyze",
+    "LinkExplanation": "analyze",
+    "Routes": "analyze",
+    "aggregation_factor": "analyze",
+    "aggregation_pe_table": "analyze",
+    "explain_links": "analyze",
+    "link_table": "analyze",
+    "route_messages": "analyze",
     # plot
     "plot_heatmap": "plot",
     "plot_violin": "plot",
+    "plot_bytes_bars": "plot",
     "plot_papi_bars": "plot.bars",
     "plot_time_stacked": "plot.bars",
     # views
     "LogicalView": "views",
     "logical_view": "views",
+    "PhysicalView": "views",
+    "physical_view": "views",
+    "AggregationView": "views",
+    "aggregation_view": "views",
     "PapiView": "views",
     "papi_view": "views",
     "OverallView": "views",
@@ -110,6 +122,15 @@ if TYPE_CHECKING:  # pragma: no cover
         pe_totals,
         top_pairs,
     )
+    from .analyze.aggregation import (
+        LinkExplanation,
+        Routes,
+        aggregation_factor,
+        aggregation_pe_table,
+        explain_links,
+        link_table,
+        route_messages,
+    )
     from .analyze.breakdown import (
         PopEfficiencies,
         papi_breakdown,
@@ -137,11 +158,14 @@ if TYPE_CHECKING:  # pragma: no cover
         UsageError,
     )
     from .plot import plot_heatmap, plot_violin
+    from .plot.aggregation import plot_bytes_bars
     from .plot.bars import plot_papi_bars, plot_time_stacked
     from .read import FileReport, ReadReport, iter_logical, logical_files, read_logical
     from .read.overall import read_overall
     from .read.papi import iter_papi, papi_files, read_papi
     from .read.physical import iter_physical, physical_file, read_physical
     from .views import LogicalView, logical_view
+    from .views.aggregation import AggregationView, aggregation_view
     from .views.overall import OverallView, overall_view
     from .views.papi import PapiView, papi_view
+    from .views.physical import PhysicalView, physical_view

@@ -667,5 +667,307 @@ def report_to_console(report: Any, console: Console) -> None:
         console.warn(line)
 
 
+# --- physical trace and aggregation (issue 4) --------------------------------
+
+PHYSICAL_EXAMPLE = """\b
+Examples:
+  actorprof physical run/physical.txt --pes-per-node 4 -o plots/
+  actorprof physical run/ --send-type nonblock_send --metric bytes --log
+"""
+
+SEND_TYPE_CHOICES = ["all", "local_send", "nonblock_send", "nonblock_progress"]
+
+
+def pes_per_node_option(func: F) -> F:
+    """``--pes-per-node K``, spelled the same in every command that takes it."""
+    return click.option(
+        "--pes-per-node",
+        "pes_per_node",
+        type=click.IntRange(min=1),
+        default=None,
+        metavar="K",
+        help="PEs per node (node = pe // K): node matrices and the Conveyors 2D-mesh check.",
+    )(func)
+
+
+@main.command(epilog=PHYSICAL_EXAMPLE, context_settings=CONTEXT)
+@click.argument("trace", type=click.Path(exists=True, path_type=Path))
+@common_options
+@click.option(
+    "--send-type",
+    type=click.Choice(SEND_TYPE_CHOICES),
+    default="all",
+    show_default=True,
+    help="Heatmap and violins of one send type; all: one panel per type present.",
+)
+@click.option(
+    "--metric",
+    type=click.Choice(["count", "bytes"]),
+    default="count",
+    show_default=True,
+    help="Colour of the heatmap and values of the violin: buffers (calls) or their bytes.",
+)
+@pes_per_node_option
+@click.option("--log", "log_scale", is_flag=True, help="Logarithmic colour scale.")
+@click.option(
+    "--top",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="How many top links per send type the summary lists.",
+)
+@handle_errors
+def physical(
+    trace: Path,
+    num_pes: int | None,
+    output_dir: Path,
+    fmt: str,
+    quiet: bool,
+    verbose: bool,
+    send_type: str,
+    metric: str,
+    pes_per_node: int | None,
+    log_scale: bool,
+    top: int,
+) -> None:
+    """What the network carried: buffers and bytes per send type, heatmaps, tables, summary.
+
+    TRACE is physical.txt (the stdout of a run built with -DENABLE_TRACE_PHYSICAL,
+    program output and all) or the folder holding it.
+    """
+    from ._progress import Progress
+    from .output import OutputWriter
+    from .read import ReadReport
+    from .read.physical import iter_physical, physical_file
+    from .views.physical import build_physical_view
+
+    console = Console(quiet=quiet, verbose=verbose)
+    out = OutputWriter(output_dir, kind="physical", fmt=fmt)
+    report = ReadReport(kind="physical")
+    path = physical_file(trace)
+    progress = Progress(
+        path.stat().st_size,
+        lambda: report.bytes_read,
+        lambda: len(report.files),
+        1,
+        enabled=console.progress_enabled(),
+    )
+    view = build_physical_view(
+        progress.wrap(iter_physical(path, num_pes=num_pes, report=report)),
+        report,
+        path=str(path),
+        num_pes=num_pes,
+        pes_per_node=pes_per_node,
+    )
+    types = view.types_shown(None if send_type == "all" else [send_type])
+    _write_physical(view, out, types=types, metric=metric, log_scale=log_scale, top=top)
+    console.wrote(out.written)
+    physical_report_to_console(view.report, console)
+    for line in view.summary_lines():
+        console.info(line)
+
+
+def _write_physical(
+    view: Any, out: Any, *, types: list[str], metric: str, log_scale: bool, top: int
+) -> None:
+    from .output import new_figure
+    from .plot import plot_heatmap, plot_violin
+    from .schema import SEND_TYPES
+    from .views.physical import stacked
+
+    value_label = "buffers" if metric == "count" else "bytes"
+    n = view.num_pes
+    width, height = (max(6.0, 0.4 * n + 3.5), max(5.2, 0.36 * n + 2.8)) if n <= 32 else (9.0, 7.8)
+    fig = new_figure(width * len(types), height, ncols=len(types))
+    for ax, send_type in zip(fig.axes, types, strict=True):
+        plot_heatmap(
+            view.matrix(send_type, metric),
+            ax=ax,
+            log=log_scale,
+            value_label=value_label,
+            title=f"{send_type}: {value_label} PE x PE"
+            if len(types) > 1
+            else f"Physical {send_type} {value_label} PE x PE",
+        )
+    if len(types) > 1:
+        fig.suptitle(f"Physical trace: {value_label} per link, one panel per send type")
+    out.figure(fig, "heatmap")
+
+    loads = view.loads(types, metric)
+    fig = new_figure(max(7.5, 2.2 * loads.shape[1] + 1.5), 5.5)
+    plot_violin(
+        loads,
+        ax=fig.axes[0],
+        value_label=value_label,
+        unit_label="PE",
+        title=f"Physical {value_label} per PE: sent and received, per send type",
+    )
+    out.figure(fig, "violin")
+
+    out.csv(stacked({t: view.matrix(t, "count") for t in SEND_TYPES}), "counts")
+    out.csv(stacked({t: view.matrix(t, "bytes") for t in SEND_TYPES}), "bytes")
+    if view.nodes is not None:
+        out.csv(stacked({t: view.matrix(t, "count", "node") for t in SEND_TYPES}), "node_counts")
+        out.csv(stacked({t: view.matrix(t, "bytes", "node") for t in SEND_TYPES}), "node_bytes")
+    out.csv(view.pes, "pes")
+    summary = view.summary(top=top)
+    summary["options"] = {"send_types": types, "metric": metric, "log": log_scale}
+    out.json(summary, "summary")
+
+
+AGGREGATION_EXAMPLE = """\b
+Examples:
+  actorprof aggregation run/                    # run/physical.txt + run/PE*_send.csv
+  actorprof aggregation run/physical.txt --logical run/ --pes-per-node 4
+  actorprof aggregation examples/ig_8pe_2nodes  # physical/ and logical/ subfolders
+"""
+
+
+@main.command(epilog=AGGREGATION_EXAMPLE, context_settings=CONTEXT)
+@click.argument("trace_dir", type=click.Path(exists=True, path_type=Path))
+@common_options
+@click.option(
+    "--logical",
+    "logical_dir",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="Folder of the logical trace (PE<i>_send.csv). Default: next to physical.txt, "
+    "TRACE_DIR, or TRACE_DIR/logical.",
+)
+@pes_per_node_option
+@click.option(
+    "--phase",
+    default=None,
+    metavar="NAME",
+    help="Read the logical PE<i>_NAME_send.csv (after new_file_for_selector_trace(NAME)).",
+)
+@click.option("--log", "log_scale", is_flag=True, help="Logarithmic colour scale.")
+@handle_errors
+def aggregation(
+    trace_dir: Path,
+    num_pes: int | None,
+    output_dir: Path,
+    fmt: str,
+    quiet: bool,
+    verbose: bool,
+    logical_dir: Path | None,
+    pes_per_node: int | None,
+    phase: str | None,
+    log_scale: bool,
+) -> None:
+    """Logical vs physical: messages vs buffers, routed messages per link, bytes per PE.
+
+    TRACE_DIR holds physical.txt (or is that file, or has physical/ and logical/
+    subfolders); the logical trace of the same run is found next to it or given
+    with --logical. Without --pes-per-node, K comes from the logical trace's node ids.
+    """
+    from ._progress import Progress
+    from .output import OutputWriter
+    from .read import ReadReport, iter_logical, logical_files
+    from .read.physical import iter_physical
+    from .views.aggregation import (
+        aggregation_inputs,
+        build_aggregation_view,
+        pes_per_node_from_nodes,
+    )
+    from .views.logical import build_logical_view
+    from .views.physical import build_physical_view
+
+    console = Console(quiet=quiet, verbose=verbose)
+    out = OutputWriter(output_dir, kind="aggregation", fmt=fmt)
+    physical_path, logical_path = aggregation_inputs(trace_dir, logical=logical_dir)
+    console.info(f"physical trace: {physical_path}; logical trace: {logical_path}")
+    lreport = ReadReport(kind="logical")
+    files = logical_files(logical_path, phase=phase, num_pes=num_pes, report=lreport)
+    progress = Progress(
+        sum(f.path.stat().st_size for f in files) + physical_path.stat().st_size,
+        lambda: lreport.bytes_read + preport.bytes_read,
+        lambda: len(lreport.files) + len(preport.files),
+        len(files) + 1,
+        enabled=console.progress_enabled(),
+    )
+    preport = ReadReport(kind="physical")
+    lview = build_logical_view(
+        progress.wrap(iter_logical(logical_path, phase=phase, num_pes=num_pes, report=lreport)),
+        lreport,
+        path=str(logical_path),
+        num_pes=num_pes,
+    )
+    k = (
+        pes_per_node
+        if pes_per_node is not None
+        else pes_per_node_from_nodes(lview.matrices.pe_node)
+    )
+    pview = build_physical_view(
+        progress.wrap(iter_physical(physical_path, num_pes=num_pes, report=preport)),
+        preport,
+        path=str(physical_path),
+        num_pes=num_pes,
+        pes_per_node=k,
+    )
+    view = build_aggregation_view(pview, lview, pes_per_node=pes_per_node)
+    _write_aggregation(view, out, log_scale=log_scale)
+    console.wrote(out.written)
+    report_to_console(lreport, console)
+    physical_report_to_console(preport, console)
+    for line in view.summary_lines():
+        console.info(line)
+
+
+def _write_aggregation(view: Any, out: Any, *, log_scale: bool) -> None:
+    from .output import new_figure
+    from .plot import plot_heatmap
+    from .plot.aggregation import plot_bytes_bars
+
+    approx = " (APPROXIMATE: traces of different runs?)" if view.approximate else ""
+    n = view.num_pes
+    size = (max(6.5, 0.42 * n + 3.5), max(6.0, 0.38 * n + 3.0)) if n <= 32 else (10.0, 9.0)
+    fig = new_figure(*size)
+    hops = "one hop, 1D" if view.routes.topology == "1d" else f"2D mesh, K={view.pes_per_node}"
+    plot_heatmap(
+        view.factor,
+        ax=fig.axes[0],
+        totals=False,
+        log=log_scale,
+        value_label="routed messages per buffer",
+        title=f"Aggregation factor per link ({hops}){approx}",
+    )
+    out.figure(fig, "heatmap")
+
+    totals = view.totals()
+    ratio = totals["wire_over_payload"]
+    fig = new_figure(max(7.0, 0.55 * n + 3.0) if n <= 64 else 12.0, 5.0)
+    plot_bytes_bars(
+        view.pes,
+        ax=fig.axes[0],
+        title="Bytes sent per PE: logical payload vs physical"
+        + ("" if ratio is None else f" (x{ratio:.2f} overall)")
+        + approx,
+    )
+    out.figure(fig, "bytes")
+
+    out.csv(view.pes, "pes")
+    out.csv(view.links, "links", index=False)
+    summary = view.summary()
+    summary["options"] = {"log": log_scale}
+    out.json(summary, "summary")
+
+
+def physical_report_to_console(report: Any, console: Console) -> None:
+    """Notes and warnings of a physical read; program output is a note, not a warning."""
+    from .read.physical import physical_problems, program_output_lines
+
+    for note in report.notes:
+        console.info(note)
+    for warning in report.warnings:
+        console.warn(warning)
+    output = program_output_lines(report)
+    if output:
+        console.info(f"{output:,} line(s) of program output in the physical trace skipped")
+    for line in physical_problems(report):
+        console.warn(line)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

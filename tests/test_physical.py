@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,9 +26,11 @@ from actorprof import (
     mesh_fit,
     physical_matrices,
     physical_pe_totals,
+    physical_view,
     read_physical,
 )
 from actorprof.analyze.physical import fitting_pes_per_node, physical_node_matrices
+from actorprof.cli import main
 from actorprof.read.physical import (
     BROKEN_LINE,
     PROGRAM_OUTPUT,
@@ -328,3 +335,139 @@ def test_chunked_and_whole_matrices_agree() -> None:
     for t in SEND_TYPES:
         pd.testing.assert_frame_equal(whole.buffers(t), chunked.buffers(t))
         pd.testing.assert_frame_equal(whole.bytes(t), chunked.bytes(t))
+
+
+# --- view and CLI -------------------------------------------------------------
+
+
+def test_view_of_the_real_ig_trace() -> None:
+    view = physical_view(REAL / "ig_8pe_2nodes" / "physical", pes_per_node=4, report=ReadReport())
+    s = view.summary(top=2)
+    assert s["kind"] == "physical" and s["num_pes"] == 8 and s["num_pes_inferred"]
+    assert (s["pes_per_node"], s["num_nodes"]) == (4, 2)
+    assert {
+        t: (v["buffers"], v["bytes"], v["links"]) for t, v in s["totals"].items() if t != "all"
+    } == {
+        "local_send": (441, 3_208_072, 32),
+        "nonblock_send": (367, 2_726_712, 16),
+        "nonblock_progress": (328, 0, 16),
+    }
+    assert s["totals"]["all"]["buffers"] == 808 and s["totals"]["all"]["calls"] == 1136
+    assert s["mesh_fit"]["fits"] and s["pes_per_node_candidates"] == [4]
+    assert s["locality"]["local_send"]["inter_node"] == 0
+    # nonblock_send: 203 self hops stay on the node, the other 164 buffers cross
+    assert s["locality"]["nonblock_send"]["inter_node"] == 164
+    assert s["totals"]["nonblock_send"]["self_buffers"] == 203
+    assert s["program_output_lines"] == 7 and s["lines_read"] == 1136
+    assert s["imbalance"]["all"]["buffers"]["sent"]["max"] == 107
+    assert s["top_links"]["nonblock_send"][0] == {
+        "src_pe": 0,
+        "dst_pe": 0,
+        "buffers": 30,
+        "bytes": 170_000,
+        "share": 30 / 367,
+    }
+    node_counts = view.matrix("nonblock_send", "count", "node")
+    assert node_counts.to_numpy().tolist() == [[106, 81], [83, 97]]
+    assert list(view.loads(["local_send"]).columns) == ["local_send\nsent", "local_send\nreceived"]
+    assert view.summary_lines()[0] == "physical trace: 1,136 calls on 8 PEs (2 node(s) of 4)"
+
+
+def test_view_without_pes_per_node_suggests_one() -> None:
+    view = physical_view(REAL / "histo_16pe_4nodes" / "physical", report=ReadReport())
+    assert view.fit is None and view.nodes is None and view.candidates == [4]
+    assert any("--pes-per-node 4" in line for line in view.summary_lines())
+    with pytest.raises(ValueError, match="pes_per_node"):
+        view.matrix("local_send", level="node")
+    seen = view.with_pes_per_node(2)
+    assert seen.fit is not None and not seen.fit.fits
+    assert any("does NOT fit" in w for w in seen.report.warnings)
+
+
+def test_cli_physical_on_the_real_example(tmp_path: Path) -> None:
+    trace = REAL / "ig_8pe_2nodes" / "physical"
+    result = CliRunner().invoke(
+        main, ["physical", str(trace), "--pes-per-node", "4", "-o", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    assert [Path(p).name for p in result.stdout.splitlines()] == [
+        "physical_heatmap.png",
+        "physical_violin.png",
+        "physical_counts.csv",
+        "physical_bytes.csv",
+        "physical_node_counts.csv",
+        "physical_node_bytes.csv",
+        "physical_pes.csv",
+        "physical_summary.json",
+    ]
+    assert "7 line(s) of program output" in result.stderr and "warning" not in result.stderr
+    assert "2D mesh with 4 PEs per node: fits" in result.stderr
+    counts = pd.read_csv(tmp_path / "physical_counts.csv", index_col=[0, 1])
+    assert counts.index.names == ["send_type", "src_pe"] and counts.shape == (24, 8)
+    assert counts.loc["local_send"].to_numpy().sum() == 441
+    nbytes = pd.read_csv(tmp_path / "physical_bytes.csv", index_col=[0, 1])
+    assert nbytes.loc["nonblock_send"].to_numpy().sum() == 2_726_712
+    pes = pd.read_csv(tmp_path / "physical_pes.csv", index_col="pe")
+    assert pes["buffers_sent"].sum() == 808
+    summary = json.loads((tmp_path / "physical_summary.json").read_text())
+    assert summary["options"]["send_types"] == list(SEND_TYPES)
+    assert summary["mesh_fit"]["fits"] is True
+
+
+def test_cli_physical_one_send_type_and_file_argument(data: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main,
+        [
+            "physical",
+            str(data / "physical_small" / "physical.txt"),
+            "--send-type",
+            "nonblock_send",
+            "--metric",
+            "bytes",
+            "--log",
+            "--num-pes",
+            "4",
+            "-o",
+            str(tmp_path),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "warning: " in result.stderr and "physical.txt:9: broken trace line" in result.stderr
+    summary = json.loads((tmp_path / "physical_summary.json").read_text())
+    assert summary["options"] == {"send_types": ["nonblock_send"], "metric": "bytes", "log": True}
+    assert summary["num_pes_inferred"] is False and summary["mesh_fit"] is None
+    assert summary["files"][0]["skipped_by_reason"]["program output"] == 4
+    assert not (tmp_path / "physical_node_counts.csv").exists()
+
+
+def test_cli_physical_errors(data: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(
+        main, ["physical", str(data / "physical_only_output"), "-o", str(tmp_path)]
+    )
+    assert result.exit_code == 1
+    assert "physical_only_output/physical.txt: no trace line in this file" in result.stderr
+    result = runner.invoke(
+        main, ["physical", str(data / "physical_small"), "--num-pes", "3", "-o", str(tmp_path)]
+    )
+    assert result.exit_code == 1 and "physical.txt:8: src_pe 3" in result.stderr
+    result = runner.invoke(main, ["physical", str(data / "nope")])
+    assert result.exit_code == 2
+    result = runner.invoke(main, ["physical", str(data / "physical_small"), "--send-type", "x"])
+    assert result.exit_code == 2
+    assert "physical" in runner.invoke(main, ["--help"]).stdout
+
+
+def test_subprocess_python_m(tmp_path: Path) -> None:
+    trace = REAL / "histo_16pe_4nodes" / "physical"
+    argv = ["physical", str(trace), "-q", "-o", str(tmp_path), "--send-type", "local_send"]
+    done = subprocess.run(
+        [sys.executable, "-m", "actorprof", *argv],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MPLBACKEND": "Agg"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert len(done.stdout.splitlines()) == 6

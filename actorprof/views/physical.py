@@ -1,0 +1,375 @@
+"""The physical view: read a physical trace and derive what ``actorprof physical`` shows.
+
+``physical_view(path)`` is the Python twin of the command: one pass over
+``physical.txt``, then per send type matrices of buffers and bytes, per-PE
+totals, node matrices and the 2D-mesh check when the PEs per node are known,
+imbalance, and a JSON-able summary. No plotting, no files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+from os import PathLike
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from .._version import __version__
+from ..analyze.imbalance import imbalance
+from ..analyze.matrix import locality, top_pairs
+from ..analyze.physical import (
+    MeshFit,
+    PhysicalAccumulator,
+    PhysicalMatrices,
+    check_send_type,
+    fitting_pes_per_node,
+    mesh_fit,
+    pe_node_map,
+    physical_node_matrices,
+    physical_pe_totals,
+)
+from ..errors import UsageError
+from ..read._report import ReadReport
+from ..read.physical import iter_physical, physical_problems, program_output_lines
+from ..schema import SEND_TYPES
+
+__all__ = ["PhysicalView", "build_physical_view", "physical_view", "stacked"]
+
+Metric = Literal["count", "bytes"]
+Level = Literal["pe", "node"]
+
+
+@dataclass(frozen=True)
+class PhysicalView:
+    """Everything derived from one physical trace.
+
+    ``pes`` is :func:`physical_pe_totals`; ``fit`` and ``nodes`` are None
+    unless ``pes_per_node`` is known; ``candidates`` lists the PEs-per-node
+    values (divisors of the PE count) the trace fits as a 2D mesh.
+    """
+
+    path: str
+    report: ReadReport
+    matrices: PhysicalMatrices
+    pes: pd.DataFrame
+    fit: MeshFit | None
+    candidates: list[int]
+    nodes: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None
+
+    @property
+    def num_pes(self) -> int:
+        return self.matrices.num_pes
+
+    @property
+    def pes_per_node(self) -> int | None:
+        return self.matrices.pes_per_node
+
+    @property
+    def num_nodes(self) -> int | None:
+        return None if self.fit is None else self.fit.num_nodes
+
+    def with_pes_per_node(self, pes_per_node: int | None) -> PhysicalView:
+        """The same trace seen with another K (no re-read; notes go to the same report)."""
+        if pes_per_node is not None and pes_per_node < 1:
+            raise UsageError(f"--pes-per-node must be at least 1, got {pes_per_node}")
+        nodes = pe_node_map(self.num_pes, pes_per_node)
+        mats = dataclasses.replace(
+            self.matrices,
+            pes_per_node=pes_per_node,
+            by_type={
+                t: dataclasses.replace(m, pe_node=nodes.copy())
+                for t, m in self.matrices.by_type.items()
+            },
+        )
+        return _derive(mats, self.report, path=self.path)
+
+    def matrix(self, send_type: str, metric: Metric = "count", level: Level = "pe") -> pd.DataFrame:
+        """Buffers (``count``) or bytes of one send type, PE x PE or node x node.
+
+        Raises
+        ------
+        ValueError
+            Unknown send type, metric or level, or ``node`` without
+            ``pes_per_node``.
+        """
+        check_send_type(send_type)
+        _check_metric(metric)
+        if level == "pe":
+            mats = self.matrices.by_type[send_type]
+            return mats.counts if metric == "count" else mats.bytes
+        if level != "node":
+            raise ValueError(f"level must be 'pe' or 'node', got {level!r}")
+        if self.nodes is None:
+            raise ValueError("node matrices need pes_per_node")
+        counts, nbytes = self.nodes[send_type]
+        return counts if metric == "count" else nbytes
+
+    def loads(
+        self, send_types: Iterable[str] | None = None, metric: Metric = "count"
+    ) -> pd.DataFrame:
+        """Per-PE ``<type> sent`` and ``<type> received`` columns (violin input)."""
+        _check_metric(metric)
+        what = "buffers" if metric == "count" else "bytes"
+        types = self.types_shown(send_types)
+        data = {}
+        for t in types:
+            for side in ("sent", "received"):
+                data[f"{t}\n{side}"] = self.pes[f"{t}_{what}_{side}"].to_numpy()
+        return pd.DataFrame(data, index=self.pes.index)
+
+    def types_shown(self, send_types: Iterable[str] | None = None) -> list[str]:
+        """The given types (checked), or the types present (all three if none is)."""
+        if send_types is not None:
+            return [check_send_type(t) for t in send_types]
+        return self.matrices.types_present or list(SEND_TYPES)
+
+    def summary(self, *, top: int = 10) -> dict[str, Any]:
+        """JSON-able summary: totals per send type, mesh check, imbalance, files."""
+        mats = self.matrices
+        totals = mats.totals()
+        for values in totals.values():
+            n = values["buffers"]
+            values["avg_buffer_bytes"] = values["bytes"] / n if n else None
+        all_buffers = int(mats.buffers().to_numpy().sum())
+        all_bytes = int(mats.bytes().to_numpy().sum())
+        totals["all"] = {
+            "buffers": all_buffers,
+            "bytes": all_bytes,
+            "calls": int(mats.lines),
+            "avg_buffer_bytes": all_bytes / all_buffers if all_buffers else None,
+        }
+        metrics: dict[str, Any] = {}
+        for t in (*self.types_shown(), "all"):
+            prefix = "" if t == "all" else f"{t}_"
+            metrics[t] = {
+                what: {
+                    side: imbalance(self.pes[f"{prefix}{what}_{side}"]).to_dict()
+                    for side in ("sent", "received")
+                }
+                for what in ("buffers", "bytes")
+            }
+        top_links = {}
+        for t in self.types_shown():
+            counts = mats.by_type[t].counts
+            pairs = top_pairs(counts, top)
+            nbytes = mats.by_type[t].bytes.to_numpy()
+            top_links[t] = [
+                {
+                    "src_pe": int(src),
+                    "dst_pe": int(dst),
+                    "buffers": int(value),
+                    "bytes": int(nbytes[int(src), int(dst)]),
+                    "share": float(share),
+                }
+                for src, dst, value, share in pairs.itertuples(index=False)
+            ]
+        report = self.report.to_dict()
+        return {
+            "kind": "physical",
+            "actorprof_version": __version__,
+            "trace": self.path,
+            "num_pes": self.num_pes,
+            "num_pes_inferred": self.report.num_pes_inferred,
+            "pes_per_node": self.pes_per_node,
+            "num_nodes": self.num_nodes,
+            "send_types_present": mats.types_present,
+            "totals": totals,
+            "mesh_fit": None if self.fit is None else self.fit.to_dict(),
+            "pes_per_node_candidates": self.candidates,
+            "locality": (
+                None
+                if self.pes_per_node is None
+                else {t: locality(mats.by_type[t].counts, mats.pe_node) for t in SEND_TYPES}
+            ),
+            "imbalance": metrics,
+            "top_links": top_links,
+            "program_output_lines": program_output_lines(self.report),
+            **{k: report[k] for k in ("lines_read", "lines_skipped", "warnings", "files")},
+            "notes": list(self.report.notes),
+        }
+
+    def summary_lines(self) -> list[str]:
+        """A short human summary (what the CLI prints on stderr)."""
+        s = self.summary(top=1)
+        shape = f"{s['num_pes']} PEs"
+        if self.pes_per_node is not None:
+            shape += f" ({s['num_nodes']} node(s) of {self.pes_per_node})"
+        lines = [f"physical trace: {self.matrices.lines:,} calls on {shape}"]
+        for t in SEND_TYPES:
+            v = s["totals"][t]
+            if not v["buffers"]:
+                continue
+            avg = "" if v["avg_buffer_bytes"] is None else f", {v['avg_buffer_bytes']:,.0f} B avg"
+            lines.append(
+                f"  {t + ':':<19}{v['buffers']:>8,} calls, {v['bytes']:>12,} bytes on "
+                f"{v['links']:,} links{avg}"
+            )
+        if self.fit is not None:
+            lines.append("  " + _fit_line(self.fit))
+        elif self.candidates:
+            ks = ", ".join(str(k) for k in self.candidates)
+            lines.append(f"  fits a 2D mesh with --pes-per-node {ks} (pass one for node views)")
+        m = s["imbalance"]["all"]["buffers"]["sent"]
+        ratio = "n/a" if m["max_over_mean"] is None else f"{m['max_over_mean']:.2f}"
+        stragglers = ", ".join(f"PE {p}" for p in m["stragglers"]) or "none"
+        lines.append(
+            f"  buffers sent: mean {m['mean']:,.1f}, max {m['max']:,.0f} (PE {m['max_pe']}), "
+            f"max/mean {ratio}, stragglers: {stragglers}"
+        )
+        return lines
+
+
+def _fit_line(fit: MeshFit) -> str:
+    k = fit.pes_per_node
+    if fit.fits:
+        return (
+            f"2D mesh with {k} PEs per node: fits (local_send within nodes, "
+            "nonblock_send within columns)"
+        )
+    broken = ", ".join(
+        f"{v['buffers']:,} {t} call(s) on {v['links']:,} link(s)"
+        for t, v in fit.violations.items()
+        if v["buffers"]
+    )
+    return f"2D mesh with {k} PEs per node: does NOT fit: {broken} break the mesh rule"
+
+
+def _check_metric(metric: str) -> None:
+    if metric not in ("count", "bytes"):
+        raise ValueError(f"metric must be 'count' or 'bytes', got {metric!r}")
+
+
+def build_physical_view(
+    chunks: Iterable[pd.DataFrame],
+    report: ReadReport,
+    *,
+    path: str,
+    num_pes: int | None = None,
+    pes_per_node: int | None = None,
+    min_pes: int = 0,
+) -> PhysicalView:
+    """Reduce physical chunks (one pass) into a :class:`PhysicalView`.
+
+    ``report`` must be the one the chunks' reader fills; ``min_pes`` pads
+    the matrices (e.g. to the logical trace's PE count).
+
+    Raises
+    ------
+    UsageError
+        ``pes_per_node < 1``.
+    """
+    if pes_per_node is not None and pes_per_node < 1:
+        raise UsageError(f"--pes-per-node must be at least 1, got {pes_per_node}")
+    acc = PhysicalAccumulator(num_pes)
+    for chunk in chunks:
+        acc.add(chunk)
+    mats = acc.result(num_pes, pes_per_node=pes_per_node)
+    if mats.num_pes < min_pes:
+        mats = acc.result(min_pes, pes_per_node=pes_per_node)
+    if num_pes is None:
+        report.num_pes = mats.num_pes
+        report.num_pes_inferred = True
+        report.note(
+            f"inferred --num-pes {mats.num_pes} from the largest PE id in the trace "
+            "(pass --num-pes to check the trace against the run)"
+        )
+    else:
+        report.num_pes = num_pes
+    return _derive(mats, report, path=path)
+
+
+def _derive(mats: PhysicalMatrices, report: ReadReport, *, path: str) -> PhysicalView:
+    """Everything the view derives from the matrices (no reading)."""
+    pes_per_node = mats.pes_per_node
+    fit = None
+    nodes = None
+    if pes_per_node is not None:
+        if mats.num_pes % pes_per_node:
+            report.warn(
+                f"{mats.num_pes} PEs are not a multiple of --pes-per-node {pes_per_node}: "
+                "the last node is partial"
+            )
+        fit = mesh_fit(mats, pes_per_node=pes_per_node)
+        nodes = physical_node_matrices(mats)
+        if not fit.fits:
+            report.warn(_fit_line(fit) + f" ({fit.rule})")
+    return PhysicalView(
+        path=path,
+        report=report,
+        matrices=mats,
+        pes=physical_pe_totals(mats),
+        fit=fit,
+        candidates=fitting_pes_per_node(mats),
+        nodes=nodes,
+    )
+
+
+def physical_view(
+    path: str | PathLike[str],
+    *,
+    num_pes: int | None = None,
+    pes_per_node: int | None = None,
+    report: ReadReport | None = None,
+) -> PhysicalView:
+    """Read a physical trace and derive the physical view (one pass).
+
+    Parameters
+    ----------
+    path
+        ``physical.txt`` or a folder holding it.
+    num_pes
+        The run's PE count (checked against the trace); None infers it.
+    pes_per_node
+        K: ``node = pe // K``; enables node matrices and the 2D-mesh check.
+    report
+        Receives the line accounting; when None, problems are announced with
+        :class:`ActorProfWarning`.
+
+    Returns
+    -------
+    PhysicalView
+
+    Raises
+    ------
+    ActorProfError
+        Any read error (file, line and fix in the message).
+
+    Examples
+    --------
+    >>> view = physical_view("examples/ig_8pe_2nodes/physical", pes_per_node=4)  # doctest: +SKIP
+    >>> view.summary()["mesh_fit"]["fits"]  # doctest: +SKIP
+    True
+    """
+    own = report is None
+    report = ReadReport(kind="physical") if report is None else report
+    view = build_physical_view(
+        iter_physical(path, num_pes=num_pes, report=report),
+        report,
+        path=str(path),
+        num_pes=num_pes,
+        pes_per_node=pes_per_node,
+    )
+    if own:
+        import warnings
+
+        from ..errors import ActorProfWarning
+
+        for message in [*report.warnings, *physical_problems(report)]:
+            warnings.warn(message, ActorProfWarning, stacklevel=2)
+    return view
+
+
+def stacked(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Per-type matrices stacked into one frame with a ``send_type`` index level."""
+    parts = []
+    for t, frame in frames.items():
+        part = frame.copy()
+        part.index = pd.MultiIndex.from_arrays(
+            [np.full(len(frame), t), frame.index.to_numpy()],
+            names=["send_type", frame.index.name or "src"],
+        )
+        parts.append(part)
+    return pd.concat(parts)
