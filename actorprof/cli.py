@@ -503,16 +503,17 @@ def _write_papi(view: Any, out: Any, *, by_mailbox: bool, sort: str) -> None:
         # no instruction counts: show what the trace still says, and why
         panels = [
             ("messages", "messages handled", f"Messages handled per PE ({split}){phase}"),
-            ("num_sends", "sends issued", f"Sends issued per PE (MAIN and handlers){phase}"),
+            ("num_sends", "sends issued", f"Sends issued per PE (MAIN and {split}){phase}"),
         ]
     else:
         panels = [(c, c, f"{c}: MAIN + {split} per PE{phase}") for c in view.counters]
     ncols = 1 if len(panels) == 1 else 2
     nrows = (len(panels) + 1) // 2 if ncols == 2 else 1
-    fig = new_figure(7.0 * ncols, 4.4 * nrows + (0.7 if view.all_zero else 0.0), nrows=nrows, ncols=ncols)
-    for ax, (value, value_label, title) in zip(fig.axes, panels):
+    height = 4.4 * nrows + (0.7 if view.all_zero else 0.0)  # room for the explanation
+    fig = new_figure(7.0 * ncols, height, nrows=nrows, ncols=ncols)
+    for ax, (value, value_label, title) in zip(fig.axes, panels, strict=False):
         plot_papi_bars(
-            view.segments(value, by_mailbox=by_mailbox and value != "num_sends"),
+            view.segments(value, by_mailbox=by_mailbox),
             ax=ax,
             value_label=value_label,
             sort=sort == "total",
