@@ -27,6 +27,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from matplotlib.figure import Figure
 from pandas.testing import assert_frame_equal
 
@@ -42,7 +44,13 @@ from actorprof import (
 )
 from actorprof.analyze.breakdown import zero_counters
 from actorprof.cli import main
-from actorprof.errors import ActorProfWarning, NoTraceError, TraceFormatError, UsageError
+from actorprof.errors import (
+    ActorProfError,
+    ActorProfWarning,
+    NoTraceError,
+    TraceFormatError,
+    UsageError,
+)
 from actorprof.read.papi import papi_counter_names
 from actorprof.schema import papi_columns, papi_dtypes, papi_pe_columns
 
@@ -173,6 +181,28 @@ def test_first_good_line_decides_the_counter_count(tmp_path: Path) -> None:
     assert list(df.columns)[7:] == ["PAPI_TOT_INS", "time_s"]  # 1 counter, from line 3
     assert df["PAPI_TOT_INS"].tolist() == [10, 20]
     assert report.files[0].lines_skipped == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["0", "-1", "7", "x", "", "1.500000", "9" * 20]), max_size=13),
+        max_size=6,
+    ),
+    st.booleans(),
+)
+def test_any_papi_text_parses_or_raises_our_error(rows: list[list[str]], end: bool) -> None:
+    import tempfile
+
+    text = "\n".join(", ".join(row) for row in rows) + ("\n" if end else "")
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "PE0_PAPI.csv").write_text(text)
+        try:
+            df = read_papi(folder, report=ReadReport())
+        except ActorProfError:
+            return
+        assert list(df.columns)[:7] == list(papi_columns())[:7]
+        assert 9 <= len(df.columns) <= 12 and df.columns[-1] == "time_s"
 
 
 # --- analysis -----------------------------------------------------------------
