@@ -368,3 +368,22 @@ def test_cli_aggregation_errors(data: Path, tmp_path: Path) -> None:
         main, ["aggregation", str(IG), "--pes-per-node", "3", "-o", str(tmp_path)]
     )
     assert result.exit_code == 2 and "multiple of 3" in result.stderr
+
+
+def test_readme_commands_work_on_the_shipped_examples(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text()
+    commands = [
+        line.split()[1:]
+        for line in readme.splitlines()
+        if line.startswith(("actorprof physical ", "actorprof aggregation "))
+    ]
+    assert [c[0] for c in commands] == ["physical", "aggregation"]
+    for argv in commands:
+        argv = [str(root / a) if a.startswith("examples/") else a for a in argv]
+        argv = [str(tmp_path) if a == "plots/" else a for a in argv]
+        result = CliRunner().invoke(main, argv)
+        assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "aggregation_summary.json").read_text())
+    assert summary["links"]["links_seen"] == summary["links"]["links_explained"] == 48
+    assert json.loads((tmp_path / "physical_summary.json").read_text())["mesh_fit"]["fits"]
