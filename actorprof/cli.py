@@ -880,6 +880,7 @@ def aggregation(
     physical_path, logical_path = aggregation_inputs(trace_dir, logical=logical_dir)
     console.info(f"physical trace: {physical_path}; logical trace: {logical_path}")
     lreport = ReadReport(kind="logical")
+    preport = ReadReport(kind="physical")
     files = logical_files(logical_path, phase=phase, num_pes=num_pes, report=lreport)
     progress = Progress(
         sum(f.path.stat().st_size for f in files) + physical_path.stat().st_size,
@@ -888,7 +889,6 @@ def aggregation(
         len(files) + 1,
         enabled=console.progress_enabled(),
     )
-    preport = ReadReport(kind="physical")
     lview = build_logical_view(
         progress.wrap(iter_logical(logical_path, phase=phase, num_pes=num_pes, report=lreport)),
         lreport,
@@ -921,7 +921,7 @@ def _write_aggregation(view: Any, out: Any, *, log_scale: bool) -> None:
     from .plot import plot_heatmap
     from .plot.aggregation import plot_bytes_bars
 
-    approx = " (APPROXIMATE: traces of different runs?)" if view.approximate else ""
+    approx = "\nAPPROXIMATE: the traces do not look like one run" if view.approximate else ""
     n = view.num_pes
     size = (max(6.5, 0.42 * n + 3.5), max(6.0, 0.38 * n + 3.0)) if n <= 32 else (10.0, 9.0)
     fig = new_figure(*size)
