@@ -325,7 +325,7 @@ def timeline(
     shown = view.display(bins)
     fig = new_figure(11.0, 7.5, nrows=2)
     top, bottom = fig.axes
-    fig.get_layout_engine().set(h_pad=0.1)  # type: ignore[union-attr]
+    fig.get_layout_engine().set(h_pad=0.1)  # type: ignore[union-attr,call-arg]
     spans = [(p.name, p.start_s, p.end_s) for p in view.phases] if len(view.phases) > 1 else []
     plot_rate(shown, ax=top, spans=spans, title="Logical messages sent over time")
     plot_timeline_heat(shown, ax=bottom, log=log_scale)
@@ -662,6 +662,8 @@ def report_to_console(report: Any, console: Console) -> None:
     """Notes, warnings and skipped lines of a read, on stderr."""
     for note in report.notes:
         console.info(note)
+    for line in report.expected_summary():
+        console.info(line)
     for warning in report.warnings:
         console.warn(warning)
     for line in report.skipped_summary():

@@ -16,8 +16,9 @@ from ..errors import ActorProfWarning
 
 __all__ = ["FileReport", "ReadReport", "SkippedLine"]
 
-#: How many skipped lines per file are kept verbatim for the report.
-MAX_EXAMPLES = 5
+#: How many skipped lines per reason, and per file, are kept verbatim.
+MAX_EXAMPLES_PER_REASON = 3
+MAX_EXAMPLES = 12
 _MAX_TEXT = 120
 
 
@@ -60,8 +61,10 @@ class FileReport:
 
     def skip(self, line: int, reason: str, text: str) -> None:
         """Count one unreadable line (1-based ``line``) under ``reason``."""
-        self.skipped[reason] = self.skipped.get(reason, 0) + 1
-        if len(self.examples) < MAX_EXAMPLES:
+        count = self.skipped.get(reason, 0) + 1
+        self.skipped[reason] = count
+        # per reason, so that expected noise cannot hide the first real problem
+        if count <= MAX_EXAMPLES_PER_REASON and len(self.examples) < MAX_EXAMPLES:
             if len(text) > _MAX_TEXT:
                 text = text[:_MAX_TEXT] + "..."
             self.examples.append(SkippedLine(line, reason, text))
@@ -96,6 +99,9 @@ class ReadReport:
     num_pes: int | None = None
     num_pes_inferred: bool = False
     missing_pes: list[int] = field(default_factory=list)
+    #: Skip reasons that are normal for this kind of file (program output in
+    #: a stdout capture): counted and reported, but not warned about.
+    expected_reasons: set[str] = field(default_factory=set)
 
     @property
     def lines_read(self) -> int:
@@ -118,15 +124,28 @@ class ReadReport:
         self.warnings.append(message)
 
     def skipped_summary(self) -> list[str]:
-        """One human line per file with skipped lines, with the first examples."""
+        """One warning line per file with unexpected skipped lines, plus examples."""
         out = []
         for f in self.files:
-            if not f.lines_skipped:
+            problems = {r: n for r, n in f.skipped.items() if r not in self.expected_reasons}
+            if not problems:
                 continue
-            reasons = ", ".join(f"{n} {r}" for r, n in sorted(f.skipped.items()))
-            out.append(f"{f.path}: skipped {f.lines_skipped} line(s): {reasons}")
-            for e in f.examples[:3]:
+            total = sum(problems.values())
+            reasons = ", ".join(f"{n} {r}" for r, n in sorted(problems.items()))
+            out.append(f"{f.path}: skipped {total} line(s): {reasons}")
+            shown = [e for e in f.examples if e.reason in problems]
+            for e in shown[:3]:
                 out.append(f"  {f.path}:{e.line}: {e.reason}: {e.text!r}")
+        return out
+
+    def expected_summary(self) -> list[str]:
+        """One information line per file with lines skipped for expected reasons."""
+        out = []
+        for f in self.files:
+            expected = {r: n for r, n in f.skipped.items() if r in self.expected_reasons}
+            if expected:
+                reasons = ", ".join(f"{n} {r}" for r, n in sorted(expected.items()))
+                out.append(f"{f.path}: {sum(expected.values())} other line(s) ignored: {reasons}")
         return out
 
     def to_dict(self) -> dict[str, Any]:
