@@ -18,6 +18,7 @@ import pandas as pd
 __all__ = [
     "CommAccumulator",
     "CommMatrices",
+    "CommPartial",
     "SelfSends",
     "comm_matrices",
     "comm_matrix",
@@ -45,7 +46,9 @@ class CommMatrices:
         the sum of their ``msg_bytes``.
     pe_node
         Node of each PE (index ``pe``) as written in the node columns; -1
-        for a PE that neither sent nor received.
+        for a PE that neither sent nor received. A PE seen with several
+        node ids (see ``node_conflicts``) gets the smallest, so the result
+        does not depend on reading order.
     messages
         Number of messages (rows) reduced.
     time_min_s, time_max_s
@@ -163,20 +166,156 @@ class CommAccumulator:
         self._counts, self._bytes, self._node = counts.ravel(), nbytes.ravel(), node
         self._cap = needed
 
+    def add_partial(self, part: CommPartial) -> None:
+        """Add a sparse partial result (e.g. of one file or byte range)."""
+        high = max(
+            int(part.src.max(initial=-1)),
+            int(part.dst.max(initial=-1)),
+            int(part.pe.max(initial=-1)),
+        )
+        self._grow(high + 1)
+        if part.src.size:
+            keys = part.src * self._cap + part.dst
+            np.add.at(self._counts, keys, part.counts)
+            np.add.at(self._bytes, keys, part.nbytes)
+        self._learn_pairs(part.pe, part.node)
+        self.messages += part.messages
+        for t in (part.time_min, part.time_max):
+            if t is not None:
+                self.time_min = t if self.time_min is None else min(self.time_min, t)
+                self.time_max = t if self.time_max is None else max(self.time_max, t)
+
     def _learn_nodes(self, pes: np.ndarray, nodes: np.ndarray) -> None:
-        # Last write wins; a second vectorised look finds any disagreement.
+        # One scatter finds each PE's node when the chunk agrees with itself
+        # (the usual case); otherwise every distinct (pe, node) pair is used.
         seen = np.full(self._cap, _UNKNOWN_NODE, dtype=np.int64)
         seen[pes] = nodes
-        inconsistent = seen[pes] != nodes
-        if inconsistent.any():
-            for pe, node in zip(pes[inconsistent], nodes[inconsistent], strict=False):
-                self._conflicts.setdefault(int(pe), {int(seen[pe])}).add(int(node))
-        known = seen != _UNKNOWN_NODE
-        clash = known & (self._node != _UNKNOWN_NODE) & (self._node != seen)
-        for pe in np.flatnonzero(clash):
-            self._conflicts.setdefault(int(pe), set()).update({int(self._node[pe]), int(seen[pe])})
-        fresh = known & (self._node == _UNKNOWN_NODE)
-        self._node[fresh] = seen[fresh]
+        if (seen[pes] != nodes).any():
+            pairs = np.unique(np.stack([pes, nodes], axis=1), axis=0)
+            self._learn_pairs(pairs[:, 0], pairs[:, 1])
+            return
+        known = np.flatnonzero(seen != _UNKNOWN_NODE)
+        self._learn_pairs(known, seen[known])
+
+    def _learn_pairs(self, pes: np.ndarray, nodes: np.ndarray) -> None:
+        """Learn (pe, node) pairs: smallest node wins, every extra one is a conflict."""
+        if not len(pes):
+            return
+        pes = np.asarray(pes, dtype=np.int64)
+        nodes = np.asarray(nodes, dtype=np.int64)
+        mine = self._node[pes]
+        had = mine != _UNKNOWN_NODE
+        pairs = np.unique(np.stack([np.r_[pes, pes[had]], np.r_[nodes, mine[had]]], axis=1), axis=0)
+        pe, node = pairs[:, 0], pairs[:, 1]
+        first = np.r_[True, pe[1:] != pe[:-1]]
+        self._node[pe[first]] = node[first]  # sorted: the first is the smallest
+        for p in np.unique(pe[~first]).tolist():
+            self._conflicts.setdefault(p, set()).update(node[pe == p].tolist())
+
+
+@dataclass
+class CommPartial:
+    """Sparse partial result of a part of a trace: the map's output.
+
+    Cells (``src``, ``dst``) may repeat until :meth:`compact`; ``pe`` and
+    ``node`` are the (PE, node) pairs seen. Small and picklable, so worker
+    processes and cluster nodes send it back instead of N x N matrices.
+    """
+
+    src: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    dst: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    counts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    nbytes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    pe: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    node: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    messages: int = 0
+    time_min: float | None = None
+    time_max: float | None = None
+
+    def add_cells(
+        self,
+        src: np.ndarray,
+        dst: np.ndarray,
+        counts: np.ndarray,
+        nbytes: np.ndarray,
+        pe: np.ndarray,
+        node: np.ndarray,
+    ) -> None:
+        """Append cells and (pe, node) pairs (int64 arrays)."""
+        self.src = np.r_[self.src, src].astype(np.int64)
+        self.dst = np.r_[self.dst, dst].astype(np.int64)
+        self.counts = np.r_[self.counts, counts].astype(np.int64)
+        self.nbytes = np.r_[self.nbytes, nbytes].astype(np.int64)
+        self.pe = np.r_[self.pe, pe].astype(np.int64)
+        self.node = np.r_[self.node, node].astype(np.int64)
+
+    def add_times(self, low: float | None, high: float | None) -> None:
+        """Widen the time range."""
+        for t in (low, high):
+            if t is not None:
+                self.time_min = t if self.time_min is None else min(self.time_min, t)
+                self.time_max = t if self.time_max is None else max(self.time_max, t)
+
+    def add_frame(self, frame: pd.DataFrame) -> None:
+        """Add a chunk with the logical columns (the reference reader's frames)."""
+        if not len(frame):
+            return
+        src = frame["src_pe"].to_numpy(dtype=np.int64)
+        dst = frame["dst_pe"].to_numpy(dtype=np.int64)
+        size = frame["msg_bytes"].to_numpy(dtype=np.int64)
+        cells, inverse = np.unique(np.stack([src, dst], axis=1), axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        counts = np.bincount(inverse, minlength=len(cells)).astype(np.int64)
+        nbytes = np.zeros(len(cells), dtype=np.int64)
+        np.add.at(nbytes, inverse, size)
+        pairs = np.unique(
+            np.stack(
+                [
+                    np.r_[src, dst],
+                    np.r_[
+                        frame["src_node"].to_numpy(np.int64), frame["dst_node"].to_numpy(np.int64)
+                    ],
+                ],
+                axis=1,
+            ),
+            axis=0,
+        )
+        self.add_cells(cells[:, 0], cells[:, 1], counts, nbytes, pairs[:, 0], pairs[:, 1])
+        self.messages += len(frame)
+        if "time_s" in frame:
+            times = frame["time_s"].to_numpy()
+            finite = times[np.isfinite(times)]
+            if finite.size:
+                self.add_times(float(finite.min()), float(finite.max()))
+
+    def merge(self, other: CommPartial) -> None:
+        """Add another partial into this one."""
+        self.add_cells(other.src, other.dst, other.counts, other.nbytes, other.pe, other.node)
+        self.messages += other.messages
+        self.add_times(other.time_min, other.time_max)
+
+    def compact(self) -> CommPartial:
+        """The same partial with each cell and pair once (sorted)."""
+        out = CommPartial(messages=self.messages, time_min=self.time_min, time_max=self.time_max)
+        if self.src.size:
+            cells, inverse = np.unique(
+                np.stack([self.src, self.dst], axis=1), axis=0, return_inverse=True
+            )
+            inverse = inverse.ravel()
+            counts = np.zeros(len(cells), dtype=np.int64)
+            nbytes = np.zeros(len(cells), dtype=np.int64)
+            np.add.at(counts, inverse, self.counts)
+            np.add.at(nbytes, inverse, self.nbytes)
+            out.src, out.dst, out.counts, out.nbytes = cells[:, 0], cells[:, 1], counts, nbytes
+        if self.pe.size:
+            pairs = np.unique(np.stack([self.pe, self.node], axis=1), axis=0)
+            out.pe, out.node = pairs[:, 0], pairs[:, 1]
+        return out
+
+    @property
+    def max_pe(self) -> int:
+        """Largest PE id seen (-1 when empty)."""
+        return max(int(self.src.max(initial=-1)), int(self.dst.max(initial=-1)))
 
 
 def _weighted_bincount(keys: np.ndarray, weights: np.ndarray, length: int) -> np.ndarray:

@@ -32,7 +32,7 @@ import pandas as pd
 from ..errors import TraceFormatError
 from ._report import FileReport
 
-__all__ = ["CsvSpec", "require_trace_lines", "scan_csv"]
+__all__ = ["CsvSpec", "parse_block", "parse_last_line", "require_trace_lines", "scan_csv"]
 
 DEFAULT_BLOCK_BYTES = 16 * 1024 * 1024
 
@@ -132,14 +132,24 @@ def _parse_block(
     path: Path,
     check: RowCheck | None,
 ) -> pd.DataFrame:
-    frame = _fast(block, spec)
-    if frame is None:
-        frame, lines = _exact(block, first_line, spec, report)
-    else:
-        report.lines_read += len(frame)
-        lines = None
+    frame, lines = parse_block(block, first_line, spec, report)
     _apply_check(frame, lines, first_line, path, check)
     return frame
+
+
+def parse_block(
+    block: bytes, first_line: int, spec: CsvSpec, report: FileReport
+) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """Parse whole lines (the reference reader), counting them in ``report``.
+
+    Returns the frame and the line number of each row, or None when the
+    rows are the block's lines in order (``first_line``, ``first_line + 1``...).
+    """
+    frame = _fast(block, spec)
+    if frame is None:
+        return _exact(block, first_line, spec, report)
+    report.lines_read += len(frame)
+    return frame, None
 
 
 def _apply_check(
@@ -270,19 +280,25 @@ def _parse_last_line(
     path: Path,
     check: RowCheck | None,
 ) -> pd.DataFrame:
+    frame, lines = parse_last_line(raw, number, spec, report)
+    _apply_check(frame, lines, number, path, check)
+    return frame
+
+
+def parse_last_line(
+    raw: bytes, number: int, spec: CsvSpec, report: FileReport
+) -> tuple[pd.DataFrame, np.ndarray | None]:
     """The file's last line has no line end: keep it only if visibly complete."""
     text = raw.rstrip(b"\r")
     fields = [f.strip() for f in text.split(b",")]
     complete = len(fields) == spec.max_fields and _COMPLETE_TIME_RE.fullmatch(fields[-1])
     if not text.strip():
         report.lines_blank += 1
-        return _frame([], len(spec.columns), spec)
+        return _frame([], len(spec.columns), spec), None
     if not complete:
         report.skip(number, CUT_LINE, text.decode("utf-8", "backslashreplace"))
-        return _frame([], len(spec.columns), spec)
-    frame, lines = _exact(raw + b"\n", number, spec, report)
-    _apply_check(frame, lines, number, path, check)
-    return frame
+        return _frame([], len(spec.columns), spec), None
+    return _exact(raw + b"\n", number, spec, report)
 
 
 def _frame(rows: list[list[int | float]], ncols: int, spec: CsvSpec) -> pd.DataFrame:

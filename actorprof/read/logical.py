@@ -14,7 +14,7 @@ from ._files import TraceFile, check_pe_files, find_pe_files, select_phase
 from ._report import FileReport, ReadReport
 from ._scan import DEFAULT_BLOCK_BYTES, CsvSpec, RowCheck, require_trace_lines, scan_csv
 
-__all__ = ["LOGICAL_SPEC", "iter_logical", "logical_files", "read_logical"]
+__all__ = ["LOGICAL_SPEC", "iter_logical", "logical_files", "pe_limit_message", "read_logical"]
 
 LOGICAL_SPEC = CsvSpec(
     columns=LOGICAL_COLUMNS,
@@ -141,20 +141,31 @@ def read_logical(
     return pd.concat(frames, ignore_index=True)
 
 
+def pe_limit_message(column: str, value: int, num_pes: int) -> str:
+    """The error for a PE id at or beyond ``--num-pes``."""
+    return (
+        f"{column} {value} but --num-pes is {num_pes}. "
+        "Pass the run's real PE count (or omit --num-pes to infer it)."
+    )
+
+
 def _pe_limit(num_pes: int | None) -> RowCheck | None:
+    """Check of the first row whose source or destination is beyond ``num_pes``.
+
+    The first such row in file order is reported (its source if both are
+    beyond), so the error does not depend on how the file is cut in blocks.
+    """
     if num_pes is None:
         return None
 
     def check(frame: pd.DataFrame) -> tuple[int, str] | None:
-        for column in ("src_pe", "dst_pe"):
-            values = frame[column].to_numpy()
-            beyond = np.flatnonzero(values >= num_pes)
-            if beyond.size:
-                row = int(beyond[0])
-                return row, (
-                    f"{column} {int(values[row])} but --num-pes is {num_pes}. "
-                    "Pass the run's real PE count (or omit --num-pes to infer it)."
-                )
-        return None
+        src = frame["src_pe"].to_numpy()
+        dst = frame["dst_pe"].to_numpy()
+        beyond = np.flatnonzero((src >= num_pes) | (dst >= num_pes))
+        if not beyond.size:
+            return None
+        row = int(beyond[0])
+        column, values = ("src_pe", src) if src[row] >= num_pes else ("dst_pe", dst)
+        return row, pe_limit_message(column, int(values[row]), num_pes)
 
     return check

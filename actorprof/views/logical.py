@@ -29,9 +29,14 @@ from ..analyze.matrix import (
 )
 from ..errors import ActorProfError
 from ..read._report import ReadReport
-from ..read.logical import iter_logical
 
-__all__ = ["LogicalView", "build_logical_view", "logical_view", "node_totals"]
+__all__ = [
+    "LogicalView",
+    "build_logical_view",
+    "logical_view",
+    "node_totals",
+    "view_from_accumulator",
+]
 
 Level = Literal["pe", "node"]
 Metric = Literal["count", "bytes"]
@@ -230,6 +235,19 @@ def build_logical_view(
     acc = CommAccumulator(num_pes)
     for chunk in chunks:
         acc.add(chunk)
+    return view_from_accumulator(acc, report, path=path, num_pes=num_pes, self_sends=self_sends)
+
+
+def view_from_accumulator(
+    acc: CommAccumulator,
+    report: ReadReport,
+    *,
+    path: str,
+    num_pes: int | None = None,
+    self_sends: SelfSends = "include",
+) -> LogicalView:
+    """The :class:`LogicalView` of a reduced trace (the reduce step's end)."""
+    filter_self_sends(pd.DataFrame([[0]]), self_sends)
     if num_pes is None:
         from_files = max((f.pe for f in report.files if f.pe is not None), default=-1) + 1
         mats = acc.result(max(from_files, 1))
@@ -272,6 +290,10 @@ def logical_view(
     num_pes: int | None = None,
     self_sends: SelfSends = "include",
     report: ReadReport | None = None,
+    jobs: int | None = 1,
+    cache: bool = False,
+    cache_dir: str | PathLike[str] | None = None,
+    scheduler: Any = None,
 ) -> LogicalView:
     """Read a run's logical trace and derive the logical view (one pass).
 
@@ -286,6 +308,19 @@ def logical_view(
     report
         Receives the line accounting; when None, skipped data is announced
         with :class:`ActorProfWarning`.
+    jobs
+        Worker processes for the read (None or 0: all cores). Files, and
+        byte ranges of big files, are read in parallel.
+    cache, cache_dir
+        Keep each file's reduced data in a cache folder (default
+        ``$XDG_CACHE_HOME/actorprof`` or ``~/.cache/actorprof``) and reuse it
+        while the file is unchanged.
+    scheduler
+        A ``dask.distributed`` scheduler address (or ``Client``): read on that
+        cluster instead of local processes.
+
+    The result is the same, bit for bit, whatever ``jobs``, cache or
+    scheduler (see docs/performance.md).
 
     Returns
     -------
@@ -301,14 +336,17 @@ def logical_view(
     >>> view = logical_view("examples/histo_4pe")  # doctest: +SKIP
     >>> view.summary()["imbalance"]["count"]["sent"]["max_over_mean"]  # doctest: +SKIP
     """
+    from ..engine import Engine, reduce_logical
+
     own = report is None
     report = ReadReport(kind="logical") if report is None else report
-    view = build_logical_view(
-        iter_logical(path, phase=phase, num_pes=num_pes, report=report),
-        report,
-        path=str(path),
-        num_pes=num_pes,
-        self_sends=self_sends,
+    filter_self_sends(pd.DataFrame([[0]]), self_sends)
+    engine = Engine(
+        jobs=jobs, cache=cache or cache_dir is not None, cache_dir=cache_dir, scheduler=scheduler
+    )
+    acc = reduce_logical(path, phase=phase, num_pes=num_pes, report=report, engine=engine)
+    view = view_from_accumulator(
+        acc, report, path=str(path), num_pes=num_pes, self_sends=self_sends
     )
     if own:
         report.emit_python_warnings()

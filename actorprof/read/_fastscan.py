@@ -1,0 +1,414 @@
+"""Vectorised tokenizer for blocks of canonical printf lines (the hot path).
+
+The runtime writes every trace line with one printf, so nearly all blocks
+look exactly like ``"<int>, <int>, ..., <int>, <digits>.<6 digits>\\n"``.
+This module reads such a block with a few dozen numpy operations per line
+and no Python loop, and declines (returns None) any block that is not
+exactly of that shape; the caller then parses it with the reference reader
+of :mod:`._scan`. Results are identical by construction: a block is only
+accepted when every line is canonical, and canonical lines have exactly one
+reading.
+
+How a block is read:
+
+* the integer fields of a line (its *key*, e.g. ``"0, 3, 1, 17, 16"``) take
+  few distinct values in a trace (sources x destinations x sizes), so the
+  key's bytes (<= 24, as three 64-bit words) are looked up in a hash table;
+  each new key is parsed once, strictly, in Python; lines become key ids;
+* the time field has a fixed layout within a block (same number of integer
+  digits), so it is parsed with SWAR arithmetic on 64-bit words;
+* validity is checked with counts: every byte outside the checked
+  positions must be a digit, which a count of non-digit bytes proves.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["FastBlock", "KeyTable", "tokenize_block"]
+
+U64 = NDArray[np.uint64]
+I64 = NDArray[np.int64]
+
+_PAD = 32  # zero bytes after a block, so 8-byte loads never run past it
+_MAX_KEY = 24  # bytes of integer fields handled by the fast path (three words)
+_MAX_INT_DIGITS = 10  # time_s integer digits: keeps microseconds below 2**53
+_LOW4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_SH8, _SH16, _SH32 = np.uint64(8), np.uint64(16), np.uint64(32)
+_M1, _M2, _M3 = np.uint64(2561), np.uint64(6553601), np.uint64(42949672960001)
+_K1, _K2 = np.uint64(0x00FF00FF00FF00FF), np.uint64(0x0000FFFF0000FFFF)
+_HASH = (
+    np.uint64(0x9E3779B97F4A7C15),
+    np.uint64(0xC2B2AE3D27D4EB4F),
+    np.uint64(0x165667B19E3779F9),
+)
+#: _KEEP_HIGH[j]: keep the j highest bytes of a word (the last j characters).
+_KEEP_HIGH = np.array(
+    [(0xFFFFFFFFFFFFFFFF << (8 * (8 - j))) & 0xFFFFFFFFFFFFFFFF for j in range(9)], dtype=np.uint64
+)
+#: _KEEP_LOW[j]: keep the j lowest bytes of a word (the first j characters).
+_KEEP_LOW = np.array([(1 << (8 * j)) - 1 for j in range(9)], dtype=np.uint64)
+_MICRO_LIMIT = 2**53
+_ALL64 = (1 << 64) - 1
+
+
+def _digits8(words: U64) -> U64:
+    """Value of 8 ASCII digits per word (first character in the lowest byte).
+
+    Bytes that are zero count as leading zeros. The word must hold only
+    digits and zero bytes (the caller masks the rest).
+    """
+    v = (words & _LOW4) * _M1 >> _SH8
+    v = (v & _K1) * _M2 >> _SH16
+    return (v & _K2) * _M3 >> _SH32
+
+
+@dataclass
+class FastBlock:
+    """A block read by the fast path: one key id per line, and the times."""
+
+    key_ids: I64
+    #: Microseconds since the epoch per line (exact integers); None when the
+    #: lines have no time field or only the range was asked for.
+    micros: I64 | None
+    #: Smallest and largest time in microseconds (None without time field).
+    time_range: tuple[int, int] | None
+
+
+class KeyTable:
+    """Distinct keys (integer fields) of one file or byte range, and their values.
+
+    ``values[k]`` holds the parsed integer columns of key ``k``; keys are
+    found by an open-addressing hash table over their bytes.
+    """
+
+    def __init__(self, n_ints: int, limits: tuple[int, ...], *, max_keys: int = 1 << 18) -> None:
+        self.n_ints = n_ints
+        self.limits = limits
+        self.max_keys = max_keys
+        self._pattern = re.compile(rb"[0-9]+" + rb"(?:, [0-9]+)" * (n_ints - 1))
+        self._bits = 10
+        self._slots = np.full(1 << self._bits, -1, dtype=np.int64)
+        self._words = [np.zeros(16, dtype=np.uint64) for _ in range(3)]
+        self._long = False
+        self._values = np.zeros((16, n_ints), dtype=np.int64)
+        self.size = 0
+        self.full = False
+
+    @property
+    def values(self) -> I64:
+        """Parsed integer columns, one row per key id."""
+        return self._values[: self.size]
+
+    def _hash(self, w0: U64, w1: U64, w2: U64 | None) -> I64:
+        mixed = (w0 * _HASH[0]) ^ (w1 * _HASH[1])
+        if w2 is not None:
+            mixed ^= w2 * _HASH[2]
+        return (mixed >> np.uint64(64 - self._bits)).astype(np.int64)
+
+    def _same(self, kid: I64, w0: U64, w1: U64, w2: U64 | None) -> NDArray[np.bool_]:
+        words = self._words
+        same = (words[0][kid] == w0) & (words[1][kid] == w1)
+        if w2 is not None:
+            same &= words[2][kid] == w2
+        elif self._long:
+            same &= words[2][kid] == 0
+        return np.asarray(same, dtype=np.bool_)
+
+    def lookup(
+        self,
+        w0: U64,
+        w1: U64,
+        w2: U64 | None,
+        key_len: I64,
+        buf: NDArray[np.uint8],
+        starts: I64,
+    ) -> I64 | None:
+        """Key id of every line; None when a key is not a valid canonical key.
+
+        ``w2`` is None when no key of the block is longer than 16 bytes.
+        """
+        while True:
+            found = self._lookup_once(w0, w1, w2, key_len, buf, starts)
+            if found is None or isinstance(found, np.ndarray):
+                return found
+            # the table grew: hash again with the new size
+
+    def _lookup_once(
+        self,
+        w0: U64,
+        w1: U64,
+        w2: U64 | None,
+        key_len: I64,
+        buf: NDArray[np.uint8],
+        starts: I64,
+    ) -> I64 | bool | None:
+        mask = (1 << self._bits) - 1
+        slot = self._hash(w0, w1, w2)
+        kid = self._slots[slot]
+        ok = self._same(np.maximum(kid, 0), w0, w1, w2)
+        ok &= kid >= 0
+        if ok.all():
+            return kid
+        pending = np.flatnonzero(~ok)
+        pslot = slot[pending]
+        while pending.size:
+            pk = self._slots[pslot]
+            empty = pk < 0
+            match = ~empty & self._same(
+                np.maximum(pk, 0), w0[pending], w1[pending], None if w2 is None else w2[pending]
+            )
+            kid[pending[match]] = pk[match]
+            keep = ~match & ~empty
+            if empty.any():
+                new = pending[empty]
+                zero = np.zeros(len(w0), dtype=np.uint64)
+                grown = self._insert_new(
+                    new, slot[new], w0, w1, zero if w2 is None else w2, key_len, buf, starts
+                )
+                if grown is None:
+                    return None
+                if grown:
+                    return True
+                # look the new lines up again from their home slots
+                pending = np.concatenate([pending[keep], new])
+                pslot = np.concatenate([(pslot[keep] + 1) & mask, slot[new]])
+                continue
+            pending = pending[keep]
+            pslot = (pslot[keep] + 1) & mask
+        return kid
+
+    def _insert_new(
+        self,
+        lines: I64,
+        homes: I64,
+        w0: U64,
+        w1: U64,
+        w2: U64,
+        key_len: I64,
+        buf: NDArray[np.uint8],
+        starts: I64,
+    ) -> bool | None:
+        """Insert the keys of ``lines`` (one line per home slot); True if grown."""
+        _, first = np.unique(homes, return_index=True)
+        for line in lines[first].tolist():
+            key = (int(w0[line]), int(w1[line]), int(w2[line]))
+            start = int(starts[line])
+            values = self._parse(buf[start : start + int(key_len[line])].tobytes())
+            if values is None:
+                return None
+            if not self._place(key, values):
+                continue
+            if self.size > self.max_keys:
+                self.full = True
+                return None
+            if 4 * self.size > (1 << self._bits):
+                self._grow()
+                return True
+        return False
+
+    def _home(self, key: tuple[int, int, int]) -> int:
+        mixed = 0
+        for word, factor in zip(key, _HASH, strict=True):
+            mixed ^= (word * int(factor)) & _ALL64
+        return mixed >> (64 - self._bits)
+
+    def _place(self, key: tuple[int, int, int], values: list[int]) -> bool:
+        """Insert a key unless present; True when inserted."""
+        mask = (1 << self._bits) - 1
+        slot = self._home(key)
+        while (kid := int(self._slots[slot])) >= 0:
+            if tuple(int(w[kid]) for w in self._words) == key:
+                return False
+            slot = (slot + 1) & mask
+        self._add(slot, key, values)
+        return True
+
+    def _parse(self, text: bytes) -> list[int] | None:
+        if not self._pattern.fullmatch(text):
+            return None
+        values = [int(part) for part in text.split(b", ")]
+        if any(v > limit for v, limit in zip(values, self.limits, strict=True)):
+            return None
+        return values
+
+    def _add(self, slot: int, key: tuple[int, int, int], values: list[int]) -> None:
+        if self.size == len(self._values):
+            self._words = [np.concatenate([w, np.zeros_like(w)]) for w in self._words]
+            self._values = np.concatenate([self._values, np.zeros_like(self._values)])
+        for words, word in zip(self._words, key, strict=True):
+            words[self.size] = word
+        self._long = self._long or key[2] != 0
+        self._values[self.size] = values
+        self._slots[slot] = self.size
+        self.size += 1
+
+    def _grow(self) -> None:
+        self._bits += 2
+        mask = (1 << self._bits) - 1
+        self._slots = np.full(1 << self._bits, -1, dtype=np.int64)
+        w0, w1, w2 = (w[: self.size] for w in self._words)
+        homes = self._hash(w0, w1, w2).tolist()
+        for kid, home in enumerate(homes):
+            slot = home
+            while self._slots[slot] >= 0:
+                slot = (slot + 1) & mask
+            self._slots[slot] = kid
+
+
+class BlockBuffer:
+    """A reusable zero-padded byte buffer (a block is copied in once)."""
+
+    def __init__(self) -> None:
+        self.array = np.zeros(0, dtype=np.uint8)
+
+    def load(self, block: bytes) -> NDArray[np.uint8]:
+        """The buffer holding ``_PAD`` zeros, ``block``, then ``_PAD`` zeros."""
+        need = len(block) + 2 * _PAD
+        if len(self.array) < need or len(self.array) > 4 * need:
+            self.array = np.zeros(need + need // 4, dtype=np.uint8)
+        buf = self.array[:need]
+        buf[_PAD : _PAD + len(block)] = np.frombuffer(block, dtype=np.uint8)
+        buf[_PAD + len(block) :] = 0
+        return buf
+
+
+def _windows(buf: NDArray[np.uint8], at: I64) -> U64:
+    """The 32 bytes at each offset ``at`` of ``buf``, as 4 little-endian words."""
+    view = np.ndarray(shape=(len(buf) - 31,), dtype="V32", buffer=buf.data, strides=(1,))
+    return view[at].view("<u8").reshape(len(at), 4)
+
+
+def _bytes_at(cols: U64, offset: int) -> U64:
+    """The 8 bytes at ``offset`` (0..24) of each 32-byte window, as one word."""
+    word, shift = divmod(offset, 8)
+    if shift == 0:
+        return cols[:, word]
+    return (cols[:, word] >> np.uint64(8 * shift)) | (
+        cols[:, word + 1] << np.uint64(64 - 8 * shift)
+    )
+
+
+def tokenize_block(
+    block: bytes,
+    table: KeyTable,
+    *,
+    time_optional: bool,
+    has_time_column: bool,
+    all_times: bool = True,
+    buffer: BlockBuffer | None = None,
+) -> FastBlock | None:
+    """Read a block of whole lines (ending with a line end) on the fast path.
+
+    Returns None when the block is not made only of canonical lines; the
+    caller then uses the reference parser for this block. ``all_times``
+    false: only the first and last time are wanted (cheaper).
+    """
+    if table.full or not block:
+        return None
+    buf = (buffer or BlockBuffer()).load(block)
+    view = buf[_PAD : _PAD + len(block)]
+    ends = np.flatnonzero(view == 10) + _PAD
+    n = ends.size
+    starts = np.empty(n, dtype=np.int64)
+    starts[0] = _PAD
+    starts[1:] = ends[:-1] + 1
+    n_ints = table.n_ints
+    min_key = 3 * n_ints - 2  # "0, 0, 0, 0, 0"
+    if int((ends - starts).min()) < min_key:
+        return None
+    tail = _windows(buf, ends - 32)  # the 32 bytes before each line end
+    timed = False
+    int_digits = 0
+    if has_time_column:
+        dots = (tail[:, 3] >> np.uint64(8)) & np.uint64(0xFF) == np.uint64(46)
+        if dots.all():
+            timed = True
+        elif not (time_optional and not dots.any()):
+            return None
+    if timed:
+        first = block[: int(ends[0]) - _PAD]
+        int_digits = len(first) - 7 - (first.rfind(b", ") + 2)
+        if not 1 <= int_digits <= _MAX_INT_DIGITS:
+            return None
+        sep = _bytes_at(tail, 17 - int_digits) >> np.uint64(48)
+        if not (sep == np.uint64(0x202C)).all():  # ", " before time_s
+            return None
+        key_end = ends - (9 + int_digits)
+        per_line = 2 * (n_ints - 1) + 4
+    else:
+        key_end = ends
+        per_line = 2 * (n_ints - 1) + 1
+    key_len = key_end - starts
+    if int(key_len.min()) < min_key or int(key_len.max()) > _MAX_KEY:
+        return None
+    if int(view.max()) > 57 or int(np.count_nonzero(view < 48)) != per_line * n:
+        return None
+    head = _windows(buf, starts)
+    w0 = head[:, 0]
+    w1 = head[:, 1] & _KEEP_LOW[np.minimum(key_len - 8, 8)]
+    w2 = head[:, 2] & _KEEP_LOW[np.clip(key_len - 16, 0, 8)] if int(key_len.max()) > 16 else None
+    key_ids = table.lookup(w0, w1, w2, key_len, buf, starts)
+    if key_ids is None:
+        return None
+    if not timed:
+        return FastBlock(key_ids, None, None)
+    if all_times:
+        micros = _micros(tail, int_digits)
+        low, high = int(micros.min()), int(micros.max())
+    else:
+        micros = None
+        found = _time_range(tail, buf, ends, int_digits + 7)
+        if found is None:
+            return None
+        low, high = found
+    if high >= _MICRO_LIMIT:
+        return None
+    return FastBlock(key_ids, micros, (low, high))
+
+
+def _micros(tail: U64, int_digits: int) -> I64:
+    """``<int_digits digits>.<6 digits>`` ending each window, in microseconds."""
+    frac = _digits8(tail[:, 3] & (_LOW4 & _KEEP_HIGH[6]))
+    low = _bytes_at(tail, 17)  # the 8 characters before the dot
+    if int_digits <= 8:
+        whole = _digits8(low & (_LOW4 & _KEEP_HIGH[int_digits]))
+    else:
+        high = _bytes_at(tail, 9) & (_LOW4 & _KEEP_HIGH[int_digits - 8])
+        whole = _digits8(high) * np.uint64(100_000_000) + _digits8(low & _LOW4)
+    return (whole * np.uint64(1_000_000) + frac).astype(np.int64)
+
+
+def _time_range(tail: U64, buf: NDArray[np.uint8], ends: I64, width: int) -> tuple[int, int] | None:
+    """Smallest and largest time of the block, in microseconds.
+
+    Same-length digit strings (the dot is at a fixed place) order like their
+    values, so two big-endian words per line compare as the numbers would.
+    """
+    if width <= 16:
+        first = _bytes_at(tail, 32 - width).byteswap()
+    else:  # 17 characters: the first must be the same on every line
+        lead = tail[:, 1] >> np.uint64(56)
+        if int(lead.min()) != int(lead.max()):
+            return None
+        first = tail[:, 2].byteswap()
+    last = tail[:, 3].byteswap()
+    out = []
+    for pick in (np.min, np.max):
+        top = pick(first)
+        rows = np.flatnonzero(first == top)
+        row = int(rows[int(np.argmin(last[rows]) if pick is np.min else np.argmax(last[rows]))])
+        end = int(ends[row])
+        out.append(int(buf[end - width : end].tobytes().replace(b".", b"")))
+    return out[0], out[1]
+
+
+def key_words(text: bytes) -> tuple[int, int, int]:
+    """The three words of a key text (tests and debugging)."""
+    padded = text.ljust(24, b"\0")
+    return struct.unpack("<QQQ", padded)
