@@ -83,6 +83,41 @@ def common_options(func: F) -> F:
     return func
 
 
+def engine_options(func: F) -> F:
+    """How big traces are read: worker processes, the cache, a Dask cluster."""
+    options = [
+        click.option(
+            "-j",
+            "--jobs",
+            type=click.IntRange(min=0),
+            default=0,
+            metavar="N",
+            help="Worker processes reading files (and parts of big files) in parallel. "
+            "Default: all cores (0).",
+        ),
+        click.option(
+            "--cache-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            metavar="DIR",
+            help="Cache of reduced trace files, reused while a file is unchanged. "
+            "Default: $XDG_CACHE_HOME/actorprof or ~/.cache/actorprof.",
+        ),
+        click.option("--no-cache", is_flag=True, help="Neither read nor write the cache."),
+        click.option(
+            "--scheduler",
+            default=None,
+            metavar="ADDRESS",
+            envvar="ACTORPROF_SCHEDULER",
+            help="Read on this dask.distributed scheduler (e.g. tcp://node:8786) instead "
+            "of local processes; env ACTORPROF_SCHEDULER. Needs actorprof[dask].",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
 def handle_errors(func: F) -> F:
     """Turn library errors into click errors (exit 1 data, 2 usage)."""
 
@@ -134,12 +169,14 @@ Examples:
   actorprof logical run/ --num-pes 16 -o plots/
   actorprof logical run/ --metric bytes --log --self-sends exclude
   actorprof logical run/ --level node --phase phase3 --format svg -q
+  actorprof logical big_run/ --jobs 8 --cache-dir /scratch/$USER/apcache
 """
 
 
 @main.command(epilog=LOGICAL_EXAMPLE, context_settings=CONTEXT)
 @click.argument("trace_dir", type=click.Path(exists=True, path_type=Path))
 @common_options
+@engine_options
 @click.option(
     "--metric",
     type=click.Choice(["count", "bytes"]),
@@ -183,6 +220,10 @@ def logical(
     fmt: str,
     quiet: bool,
     verbose: bool,
+    jobs: int,
+    cache_dir: Path | None,
+    no_cache: bool,
+    scheduler: str | None,
     metric: str,
     self_sends: str,
     level: str,
@@ -195,23 +236,37 @@ def logical(
     TRACE_DIR holds the run's PE<i>_send.csv files (or is one such file).
     """
     from ._progress import Progress
+    from .engine import Engine, reduce_logical
     from .output import OutputWriter
-    from .read import ReadReport, iter_logical, logical_files
-    from .views.logical import build_logical_view, require_messages
+    from .read import ReadReport, logical_files
+    from .views.logical import require_messages, view_from_accumulator
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="logical", fmt=fmt)
     report = ReadReport(kind="logical")
     files = logical_files(trace_dir, phase=phase, num_pes=num_pes, report=report)
+    done = [0, 0]  # bytes, files
     progress = Progress(
         sum(f.path.stat().st_size for f in files),
-        lambda: report.bytes_read,
-        lambda: len(report.files),
+        lambda: done[0],
+        lambda: done[1],
         len(files),
         enabled=console.progress_enabled(),
     )
-    view = build_logical_view(
-        progress.wrap(iter_logical(trace_dir, phase=phase, num_pes=num_pes, report=report)),
+
+    def advance(nbytes: int, nfiles: int) -> None:
+        done[:] = [nbytes, nfiles]
+        progress.update()
+
+    engine = Engine(jobs=jobs, cache=not no_cache, cache_dir=cache_dir, scheduler=scheduler)
+    try:
+        acc = reduce_logical(
+            trace_dir, phase=phase, num_pes=num_pes, report=report, engine=engine, progress=advance
+        )
+    finally:
+        progress.close()
+    view = view_from_accumulator(
+        acc,
         report,
         path=str(trace_dir),
         num_pes=num_pes,

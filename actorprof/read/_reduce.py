@@ -18,7 +18,7 @@ import numpy as np
 
 from ..analyze.matrix import CommPartial
 from ._fastscan import BlockBuffer, KeyTable, tokenize_block
-from ._report import MAX_EXAMPLES, FileReport, SkippedLine
+from ._report import MAX_EXAMPLES, MAX_EXAMPLES_PER_REASON, FileReport, SkippedLine
 from ._scan import CsvSpec, parse_block, parse_last_line
 
 __all__ = ["FileResult", "RangeResult", "merge_ranges", "reduce_range"]
@@ -227,11 +227,17 @@ def merge_ranges(parts: list[RangeResult], *, pe: int | None, phase: str | None)
         report.lines_read += r.lines_read
         report.lines_blank += r.lines_blank
         report.bytes_read += r.bytes_read
+        # Replay the examples through FileReport.skip's rule with file-wide
+        # counts: a range keeps the first examples of each reason, a superset
+        # of what the whole file keeps from it.
+        seen: dict[str, int] = {}
+        for e in r.examples:
+            seen[e.reason] = seen.get(e.reason, 0) + 1
+            index = report.skipped.get(e.reason, 0) + seen[e.reason]
+            if index <= MAX_EXAMPLES_PER_REASON and len(report.examples) < MAX_EXAMPLES:
+                report.examples.append(SkippedLine(e.line + offset, e.reason, e.text))
         for reason, n in r.skipped.items():
             report.skipped[reason] = report.skipped.get(reason, 0) + n
-        for e in r.examples:
-            if len(report.examples) < MAX_EXAMPLES:
-                report.examples.append(SkippedLine(e.line + offset, e.reason, e.text))
         offset += r.lines_total
         out.partial.merge(part.partial)
         out.mismatched += part.mismatched
