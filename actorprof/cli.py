@@ -820,7 +820,7 @@ def physical(
     types = view.types_shown(None if send_type == "all" else [send_type])
     _write_physical(view, out, types=types, metric=metric, log_scale=log_scale, top=top)
     console.wrote(out.written)
-    physical_report_to_console(view.report, console)
+    report_to_console(view.report, console)
     for line in view.summary_lines():
         console.info(line)
 
@@ -968,7 +968,7 @@ def aggregation(
     _write_aggregation(view, out, log_scale=log_scale)
     console.wrote(out.written)
     report_to_console(lreport, console)
-    physical_report_to_console(preport, console)
+    report_to_console(preport, console)
     for line in view.summary_lines():
         console.info(line)
 
@@ -1010,21 +1010,6 @@ def _write_aggregation(view: Any, out: Any, *, log_scale: bool) -> None:
     summary = view.summary()
     summary["options"] = {"log": log_scale}
     out.json(summary, "summary")
-
-
-def physical_report_to_console(report: Any, console: Console) -> None:
-    """Notes and warnings of a physical read; program output is a note, not a warning."""
-    from .read.physical import physical_problems, program_output_lines
-
-    for note in report.notes:
-        console.info(note)
-    for warning in report.warnings:
-        console.warn(warning)
-    output = program_output_lines(report)
-    if output:
-        console.info(f"{output:,} line(s) of program output in the physical trace skipped")
-    for line in physical_problems(report):
-        console.warn(line)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -78,9 +78,12 @@ def test_small_fixture_exact(data: Path) -> None:
         "number too large for buffer_bytes": 1,
         CUT: 1,
     }
-    # examples: the problem lines, in line order (program output is expected)
+    # examples: the first 3 lines of each reason, in line order
     assert [(e.line, e.text) for e in f.examples] == [
+        (1, "Running demo on 4 threads"),
+        (7, "PE 3 says hello, local_send, 5, 0, 1"),
         (9, "local_send, 10x0, 2, 3"),
+        (11, "local_sends: 7, 1, 2"),
         (12, "local_send, -8, 1, 1"),
         (13, "nonblock_send, 99999999999999999999, 1, 3"),
         (18, "nonblock_send, 81"),
@@ -88,7 +91,7 @@ def test_small_fixture_exact(data: Path) -> None:
     assert report.kind == "physical"
     problems = physical_problems(report)
     assert problems[0].endswith(
-        "skipped 4 trace line(s): "
+        "skipped 4 line(s): "
         + ", ".join(
             f"1 {r}"
             for r in sorted(
@@ -161,7 +164,9 @@ def test_without_report_problems_become_warnings(data: Path) -> None:
         warnings.simplefilter("always")
         read_physical(data / "physical_small")
     messages = [str(w.message) for w in caught if issubclass(w.category, ActorProfWarning)]
-    assert len(messages) == 4 and "skipped 4 trace line(s)" in messages[0]
+    text = "\n".join(messages)
+    assert "skipped 4 line(s)" in text and "physical.txt:9: broken trace line" in text
+    assert "program output" not in text  # expected: counted, not warned about
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # program output alone is not worth a warning
         read_physical(REAL / "ig_8pe_2nodes" / "physical")
@@ -400,7 +405,8 @@ def test_cli_physical_on_the_real_example(tmp_path: Path) -> None:
         "physical_pes.csv",
         "physical_summary.json",
     ]
-    assert "7 line(s) of program output" in result.stderr and "warning" not in result.stderr
+    assert "7 other line(s) ignored: 7 program output" in result.stderr
+    assert "warning" not in result.stderr
     assert "2D mesh with 4 PEs per node: fits" in result.stderr
     counts = pd.read_csv(tmp_path / "physical_counts.csv", index_col=[0, 1])
     assert counts.index.names == ["send_type", "src_pe"] and counts.shape == (24, 8)

@@ -19,7 +19,7 @@ Every other line is accounted for, never silently dropped:
 
 - blank lines are counted as blank;
 - a line whose first field is not a send type is **program output**, counted
-  as skipped under that reason (no example kept: it is expected);
+  as skipped under that reason (an expected reason: said, never warned about);
 - a line whose first field is a send type but whose rest does not follow the
   grammar is a **broken trace line** (e.g. a number cut or glued to text),
   counted under its own reason with the first examples and line numbers, as
@@ -50,7 +50,7 @@ import pyarrow.compute as pc
 
 from ..errors import NoTraceError, TraceFormatError, UsageError
 from ..schema import PHYSICAL_COLUMNS, PHYSICAL_INT_DTYPES, SEND_TYPES
-from ._report import MAX_EXAMPLES, FileReport, ReadReport
+from ._report import MAX_EXAMPLES, MAX_EXAMPLES_PER_REASON, FileReport, ReadReport
 from ._scan import CUT_LINE, NEGATIVE, TOO_LARGE
 
 __all__ = [
@@ -170,6 +170,7 @@ def iter_physical(
     report = ReadReport(kind="physical") if report is None else report
     report.kind = "physical"
     report.num_pes = num_pes
+    report.expected_reasons.add(PROGRAM_OUTPUT)  # counted and said, never warned about
     trace = physical_file(path)
     file_report = FileReport(str(trace))
     report.files.append(file_report)
@@ -178,12 +179,7 @@ def iter_physical(
     if file_report.lines_read == 0:
         raise scanner.nothing_read()
     if own:
-        import warnings
-
-        from ..errors import ActorProfWarning
-
-        for message in [*report.warnings, *physical_problems(report)]:
-            warnings.warn(message, ActorProfWarning, stacklevel=2)
+        report.emit_python_warnings()
 
 
 def read_physical(
@@ -208,17 +204,9 @@ def read_physical(
 
 
 def physical_problems(report: ReadReport) -> list[str]:
-    """Human lines about the skipped lines that are not program output."""
-    out: list[str] = []
-    for f in report.files:
-        problems = {r: n for r, n in f.skipped.items() if r != PROGRAM_OUTPUT}
-        if not problems:
-            continue
-        reasons = ", ".join(f"{n} {r}" for r, n in sorted(problems.items()))
-        out.append(f"{f.path}: skipped {sum(problems.values())} trace line(s): {reasons}")
-        for e in f.examples[:3]:
-            out.append(f"  {f.path}:{e.line}: {e.reason}: {e.text!r}")
-    return out
+    """Human lines about the skipped lines that are not program output, with examples."""
+    report.expected_reasons.add(PROGRAM_OUTPUT)
+    return report.skipped_summary()
 
 
 def program_output_lines(report: ReadReport) -> int:
@@ -324,14 +312,10 @@ class _Scanner:
         traceish = _to_bool(pc.match_substring_regex(others, _LOOKS_LIKE_TRACE)) & ~blank
         output = ~blank & ~traceish
         self.report.lines_blank += int(blank.sum())
-        n_output = int(output.sum())
-        if n_output:
-            self.report.skipped[PROGRAM_OUTPUT] = (
-                self.report.skipped.get(PROGRAM_OUTPUT, 0) + n_output
-            )
-            if self.first_output is None:
-                first = int(rest[int(np.argmax(output))])
-                self.first_output = (first_line + first, _line_text(lines, first))
+        if output.any() and self.first_output is None:
+            first = int(rest[int(np.argmax(output))])
+            self.first_output = (first_line + first, _line_text(lines, first))
+        self._skip_rows(lines, rest[output], first_line, PROGRAM_OUTPUT)
         self._skip_rows(lines, rest[traceish], first_line, BROKEN_LINE)
 
     def _skip_rows(self, lines: Any, rows: np.ndarray, first_line: int, reason: str) -> None:
@@ -348,11 +332,20 @@ class _Scanner:
         reasons = [reason for _, reason in self._pending]
         self._pending.clear()
         order = np.argsort(rows, kind="stable")
+        # the first few lines of each reason go through FileReport.skip (which
+        # keeps examples, a few per reason), in line order; the rest are counted
         room = max(MAX_EXAMPLES - len(self.report.examples), 0)
-        for k in order[:room]:
+        rank = np.zeros(len(order), dtype=np.int64)
+        for k in range(len(reasons)):
+            mine = order[which[order] == k]
+            rank[mine] = np.arange(mine.size)
+        shown = order[rank[order] < min(MAX_EXAMPLES_PER_REASON, room)]
+        for k in shown:
             row = int(rows[k])
             self.report.skip(first_line + row, reasons[which[k]], _line_text(lines, row))
-        counted = np.bincount(which[order[room:]], minlength=len(reasons))
+        rest = np.ones(len(rows), dtype=bool)
+        rest[shown] = False
+        counted = np.bincount(which[rest], minlength=len(reasons))
         for k, n in enumerate(counted):
             if n:
                 reason = reasons[k]
@@ -388,7 +381,7 @@ class _Scanner:
         """The error for a file without one readable trace line."""
         problems = self.report.lines_skipped - self.report.skipped.get(PROGRAM_OUTPUT, 0)
         if problems:
-            first = self.report.examples[0]
+            first = next(e for e in self.report.examples if e.reason != PROGRAM_OUTPUT)
             return TraceFormatError(
                 f"no readable trace line: {problems} trace line(s) are broken (first: "
                 f"{first.reason}: {first.text!r}). Fix the file or rerun the program.",

@@ -33,7 +33,7 @@ from ..analyze.physical import (
 )
 from ..errors import UsageError
 from ..read._report import ReadReport
-from ..read.physical import iter_physical, physical_problems, program_output_lines
+from ..read.physical import iter_physical, program_output_lines
 from ..schema import SEND_TYPES
 
 __all__ = ["PhysicalView", "build_physical_view", "physical_view", "stacked"]
@@ -353,12 +353,7 @@ def physical_view(
         pes_per_node=pes_per_node,
     )
     if own:
-        import warnings
-
-        from ..errors import ActorProfWarning
-
-        for message in [*report.warnings, *physical_problems(report)]:
-            warnings.warn(message, ActorProfWarning, stacklevel=2)
+        report.emit_python_warnings()
     return view
 
 
