@@ -22,7 +22,7 @@ from typing import Any
 from .analyze.matrix import CommAccumulator
 from .errors import TraceFormatError, UsageError
 from .read._files import TraceFile
-from .read._reduce import FileResult, RangeResult, merge_ranges, reduce_range
+from .read._reduce import FAST_BLOCK_BYTES, FileResult, RangeResult, merge_ranges, reduce_range
 from .read._report import ReadReport
 from .read._scan import require_trace_lines
 from .read.logical import LOGICAL_SPEC, logical_files, pe_limit_message
@@ -45,6 +45,7 @@ class Unit:
     stop: int | None
     pe: int | None
     num_pes: int | None
+    block_bytes: int = FAST_BLOCK_BYTES
 
 
 def run_unit(unit: Unit) -> RangeResult:
@@ -57,6 +58,7 @@ def run_unit(unit: Unit) -> RangeResult:
         file_pe=unit.pe,
         num_pes=unit.num_pes,
         pe_message=pe_limit_message,
+        block_bytes=unit.block_bytes,
     )
 
 
@@ -77,6 +79,8 @@ class Engine:
         then runs on that cluster, which must see the trace files.
     split_bytes
         Files larger than this are read as several ranges.
+    block_bytes
+        Bytes parsed at once by a worker (memory per worker ~ a few times this).
     """
 
     jobs: int | None = 1
@@ -84,6 +88,7 @@ class Engine:
     cache_dir: str | PathLike[str] | None = None
     scheduler: Any = None
     split_bytes: int = DEFAULT_SPLIT_BYTES
+    block_bytes: int = FAST_BLOCK_BYTES
 
     @property
     def workers(self) -> int:
@@ -108,8 +113,8 @@ def reduce_logical(
     line accounting, warnings) and raises the same errors.
     """
     engine = engine or Engine()
-    if engine.split_bytes < 1:
-        raise UsageError(f"split_bytes must be >= 1, got {engine.split_bytes}")
+    if engine.split_bytes < 1 or engine.block_bytes < 1:
+        raise UsageError("split_bytes and block_bytes must be >= 1")
     report.kind = "logical"
     files = logical_files(path, phase=phase, num_pes=num_pes, report=report)
     report.num_pes = num_pes
@@ -202,7 +207,10 @@ def _units(index: int, f: TraceFile, num_pes: int | None, engine: Engine) -> lis
         except OSError:
             cuts = [0]  # reported by the map step with the reader's message
     stops: list[int | None] = [*cuts[1:], None]
-    return [Unit(index, path, a, b, f.pe, num_pes) for a, b in zip(cuts, stops, strict=True)]
+    return [
+        Unit(index, path, a, b, f.pe, num_pes, engine.block_bytes)
+        for a, b in zip(cuts, stops, strict=True)
+    ]
 
 
 def _next_line_start(handle: Any, offset: int) -> int:
@@ -245,13 +253,13 @@ def _run_dask(units: list[Unit], scheduler: Any) -> Iterator[tuple[Unit, RangeRe
         ) from exc
     own = isinstance(scheduler, str)
     try:
-        client = Client(scheduler, set_as_default=False) if own else scheduler  # type: ignore[no-untyped-call]
+        client = Client(scheduler, set_as_default=False) if own else scheduler  # type: ignore[no-untyped-call,unused-ignore]
     except OSError as exc:
         raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
     try:
         futures = client.map(run_unit, units, pure=False)
         unit_of = {future.key: unit for future, unit in zip(futures, units, strict=True)}
-        for future in as_completed(futures):  # type: ignore[no-untyped-call]
+        for future in as_completed(futures, loop=client.loop):  # type: ignore[no-untyped-call,unused-ignore]
             yield unit_of[future.key], future.result()
     finally:
         if own:

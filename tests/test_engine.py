@@ -1,0 +1,330 @@
+"""The engine (fast tokenizer, byte ranges, processes, cache, Dask) vs the plain reader.
+
+Every way of reading must give the plain reader's result bit for bit:
+matrices, pe_node, messages, times, and every FileReport field (line
+accounting, skip reasons, example lines), and the same errors.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from actorprof import ReadReport, TraceFormatError, iter_logical
+from actorprof.analyze.matrix import CommAccumulator, CommMatrices
+from actorprof.cli import main
+from actorprof.engine import Engine, reduce_logical
+from actorprof.read._fastscan import BlockBuffer, KeyTable, tokenize_block
+from actorprof.views.logical import logical_view
+
+from .conftest import snapshot
+
+Result = tuple[CommMatrices, ReadReport]
+
+
+def plain(path: Path, **kw: Any) -> Result:
+    report = ReadReport(kind="logical")
+    acc = CommAccumulator(kw.get("num_pes"))
+    for chunk in iter_logical(path, report=report, **kw):
+        acc.add(chunk)
+    return acc.result(kw.get("num_pes")), report
+
+
+def engine(path: Path, engine: Engine, **kw: Any) -> Result:
+    report = ReadReport(kind="logical")
+    acc = reduce_logical(path, report=report, engine=engine, **kw)
+    return acc.result(kw.get("num_pes")), report
+
+
+def assert_same(a: Result, b: Result) -> None:
+    (ma, ra), (mb, rb) = a, b
+    pd.testing.assert_frame_equal(ma.counts, mb.counts)
+    pd.testing.assert_frame_equal(ma.bytes, mb.bytes)
+    pd.testing.assert_series_equal(ma.pe_node, mb.pe_node)
+    assert ma.messages == mb.messages
+    assert ma.time_min_s == mb.time_min_s and ma.time_max_s == mb.time_max_s
+    assert ma.node_conflicts == mb.node_conflicts
+    assert ra.files == rb.files  # every FileReport field, examples included
+    assert ra.to_dict() == rb.to_dict()
+    assert ra.notes == rb.notes
+
+
+WAYS = {
+    "serial": Engine(jobs=1),
+    "small-blocks": Engine(jobs=1, block_bytes=997),
+    "ranges": Engine(jobs=1, split_bytes=40_000, block_bytes=4096),
+    "jobs2-ranges": Engine(jobs=2, split_bytes=150_000),
+}
+
+
+def fixtures(data: Path, examples: Path) -> list[tuple[Path, dict[str, Any]]]:
+    return [
+        (data / "logical_small", {}),
+        (data / "logical_bad", {}),
+        (data / "logical_bad", {"num_pes": 4}),
+        (data / "logical_dat", {}),
+        (data / "logical_phases", {}),
+        (data / "logical_phases", {"phase": "bfs"}),
+        (data / "logical_small" / "PE1_send.csv", {}),
+        (examples / "ig_8pe_2nodes" / "logical", {"num_pes": 8}),
+        (examples / "histo_4pe" / "logical", {}),
+    ]
+
+
+@pytest.mark.parametrize("way", list(WAYS))
+def test_fixtures_identical(data: Path, examples: Path, way: str) -> None:
+    for path, kw in fixtures(data, examples):
+        assert_same(plain(path, **kw), engine(path, WAYS[way], **kw))
+    tiny = Engine(jobs=1, split_bytes=30, block_bytes=50)  # every line its own range
+    for path, kw in fixtures(data, examples)[:7]:
+        assert_same(plain(path, **kw), engine(path, tiny, **kw))
+
+
+def noisy_trace(folder: Path, *, seed: int = 3) -> Path:
+    """PE files with noise, blank lines, CRLF, bad numbers and cut last lines."""
+    rng = np.random.default_rng(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    for pe in range(4):
+        lines = []
+        for i in range(3000):
+            dst = int(rng.integers(0, 6))
+            line = f"{pe // 2}, {pe}, {dst // 2}, {dst}, {[8, 16, 24][i % 3]}, 17214{i:05d}.{i:06d}"
+            r = rng.random()
+            if r < 0.002:
+                line = "Running triangle counting on 4 PEs"
+            elif r < 0.004:
+                line = ""
+            elif r < 0.005:
+                line += "\r"
+            elif r < 0.006:
+                line = line.replace(f", {dst}, ", ", -1, ", 1)
+            elif r < 0.007:
+                line = f"{pe // 2}, {pe}, 0, 1, 8"  # 5 columns among 6
+            elif r < 0.008:
+                line = f"{pe // 2}, {pe}, 0, 99999999999, 8, 1.000000"
+            lines.append(line)
+        text = "\n".join(lines) + "\n"
+        if pe == 1:
+            text += "0, 1, 0, 2, 8, 1721"  # cut by a killed job
+        if pe == 2:
+            text = text.replace("\n", "\r\n", 50)
+        if pe == 3:
+            text = "0, 3, 0, 1, 8, 1.000000\n" * 10 + "0, 7, 0, 1, 8, 1.000000\n" + text
+        (folder / f"PE{pe}_send.csv").write_text(text)
+    return folder
+
+
+@pytest.mark.parametrize("way", list(WAYS))
+def test_noisy_trace_identical(tmp_path: Path, way: str) -> None:
+    folder = noisy_trace(tmp_path / "run")
+    ref = plain(folder)
+    assert ref[1].lines_skipped > 0 and ref[1].warnings  # the trace is really noisy
+    assert_same(ref, engine(folder, WAYS[way]))
+
+
+def test_one_file_split_in_many_ranges(tmp_path: Path) -> None:
+    folder = noisy_trace(tmp_path / "run")
+    single = folder / "PE1_send.csv"
+    for split in (1000, 4096, 10**9):
+        assert_same(plain(single), engine(single, Engine(jobs=1, split_bytes=split)))
+
+
+def test_errors_identical(tmp_path: Path, data: Path) -> None:
+    folder = noisy_trace(tmp_path / "run")
+    for kw, way in [({"num_pes": 4}, Engine(jobs=2, split_bytes=300)), ({"num_pes": 2}, Engine())]:
+        with pytest.raises(TraceFormatError) as ref:
+            plain(folder, **kw)
+        with pytest.raises(TraceFormatError) as got:
+            engine(folder, way, **kw)
+        assert str(got.value) == str(ref.value)
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "PE0_send.csv").write_text("0, 0, 0, 1, 8, 1.000000\n")
+    (tmp_path / "bad" / "PE1_send.csv").write_text("hello\nworld\n")
+    with pytest.raises(TraceFormatError, match=r"PE1_send.csv:1: no line of this file"):
+        engine(tmp_path / "bad", Engine(jobs=2))
+
+
+def test_cache_hit_is_identical_and_never_in_the_trace(tmp_path: Path, examples: Path) -> None:
+    trace = tmp_path / "run"
+    shutil.copytree(examples / "ig_8pe_2nodes" / "logical", trace)
+    noisy_trace(tmp_path / "noisy")
+    cache = tmp_path / "cache"
+    for folder in (trace, tmp_path / "noisy"):
+        before = snapshot(folder)
+        ref = plain(folder)
+        cold = engine(folder, Engine(cache=True, cache_dir=cache))
+        entries = sorted(cache.rglob("*.npz"))
+        warm = engine(folder, Engine(cache=True, cache_dir=cache))
+        assert_same(ref, cold)
+        assert_same(ref, warm)
+        assert sorted(cache.rglob("*.npz")) == entries
+        assert snapshot(folder) == before
+
+
+def test_default_cache_dir_is_outside_the_trace(tmp_path: Path, examples: Path) -> None:
+    trace = tmp_path / "run"
+    shutil.copytree(examples / "histo_4pe" / "logical", trace)
+    before = snapshot(trace)
+    env = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    result = CliRunner(env=env).invoke(main, ["logical", str(trace), "-o", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    assert snapshot(trace) == before
+    assert list((tmp_path / "xdg" / "actorprof" / "logical").rglob("*.npz"))
+
+
+def test_cache_invalidated_when_a_file_changes(tmp_path: Path, data: Path) -> None:
+    trace = tmp_path / "run"
+    shutil.copytree(data / "logical_small", trace)
+    way = Engine(cache=True, cache_dir=tmp_path / "cache")
+    engine(trace, way)
+    f = trace / "PE0_send.csv"
+    stat = f.stat()
+    # same size, new content, new mtime
+    text = f.read_text().replace("0, 0, 0, 1, 8,", "0, 0, 0, 2, 8,", 1)
+    f.write_text(text)
+    os.utime(f, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    assert f.stat().st_size == stat.st_size
+    assert_same(plain(trace), engine(trace, way))
+    f.write_text(text + "0, 0, 0, 1, 8, 2.000000\n")  # new size
+    assert_same(plain(trace), engine(trace, way))
+
+
+def test_corrupt_cache_entries_are_recomputed(tmp_path: Path, data: Path) -> None:
+    trace = data / "logical_bad"
+    way = Engine(cache=True, cache_dir=tmp_path / "cache")
+    ref = plain(trace)
+    engine(trace, way)
+    entries = list((tmp_path / "cache").rglob("*.npz"))
+    assert entries
+    for i, entry in enumerate(entries):
+        entry.write_bytes(b"" if i % 2 else b"PK\x03\x04 not a zip")
+    assert_same(ref, engine(trace, way))
+    assert_same(ref, engine(trace, way))  # rewritten entries are good again
+
+
+def test_cached_trace_checked_against_num_pes(tmp_path: Path, data: Path) -> None:
+    way = Engine(cache=True, cache_dir=tmp_path / "cache")
+    engine(data / "logical_small", way)
+    with pytest.raises(TraceFormatError, match=r"PE0_send.csv:3: dst_pe 2 but --num-pes is 2"):
+        engine(data / "logical_small" / "PE0_send.csv", way, num_pes=2)
+
+
+def test_dask_local_cluster_identical(tmp_path: Path, data: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    folder = noisy_trace(tmp_path / "run")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
+        address = cluster.scheduler_address
+        way = Engine(scheduler=address, split_bytes=20_000)
+        assert_same(plain(folder), engine(folder, way))
+        assert_same(plain(data / "logical_bad"), engine(data / "logical_bad", way))
+        view = logical_view(data / "logical_small", scheduler=address)
+        assert view.summary()["totals"]["messages"] == 10
+
+
+def test_progress_reports_bytes_and_files(tmp_path: Path) -> None:
+    folder = noisy_trace(tmp_path / "run")
+    calls: list[tuple[int, int]] = []
+    reduce_logical(
+        folder,
+        report=ReadReport(),
+        engine=Engine(jobs=2, split_bytes=10_000),
+        progress=lambda b, f: calls.append((b, f)),
+    )
+    total = sum(p.stat().st_size for p in folder.iterdir())
+    assert calls[-1] == (total, 4)
+    assert calls == sorted(calls)
+
+
+def test_cli_jobs_and_cache_give_the_same_files(tmp_path: Path, examples: Path) -> None:
+    trace = str(examples / "ig_8pe_2nodes" / "logical")
+    outputs = []
+    for extra in (["--no-cache", "--jobs", "1"], ["--jobs", "2"], ["--jobs", "2"]):
+        out = tmp_path / f"o{len(outputs)}"
+        args = ["logical", trace, "-o", str(out), "--cache-dir", str(tmp_path / "c"), *extra]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        summary = json.loads((out / "logical_summary.json").read_text())
+        outputs.append(
+            (
+                summary,
+                (out / "logical_counts.csv").read_text(),
+                (out / "logical_pes.csv").read_text(),
+            )
+        )
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
+GOOD = st.builds(
+    lambda a, b, c, d, e, t: f"{a}, {b}, {c}, {d}, {e}, {t // 10**6}.{t % 10**6:06d}",
+    st.integers(0, 3),
+    st.integers(0, 12),
+    st.integers(0, 3),
+    st.integers(0, 4099),
+    st.sampled_from([8, 16, 4096]),
+    st.integers(1_700_000_000_000_000, 1_800_000_000_000_000),
+)
+BAD = st.one_of(
+    st.text(alphabet="0123456789, .-\r\tx", max_size=30),
+    st.sampled_from(["", "\r", "0, 1, 2, 3, 4", "0, 1, 2, 3, 4, 5.5", "0,1,2,3,4,5.000000"]),
+    GOOD.map(lambda s: s.replace(", ", ",  ", 1)),
+    GOOD.map(lambda s: s[:-1]),
+    GOOD.map(lambda s: "0" + s),
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    lines=st.lists(st.one_of(GOOD, GOOD, GOOD, BAD), min_size=1, max_size=60),
+    block=st.sampled_from([40, 200, 1 << 20]),
+    end=st.sampled_from(["\n", ""]),
+)
+def test_fast_and_exact_parsers_agree(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[str], block: int, end: str
+) -> None:
+    folder = tmp_path_factory.mktemp("h")
+    (folder / "PE0_send.csv").write_text("\n".join(lines) + end, newline="")
+    try:
+        ref = plain(folder)
+    except TraceFormatError as exc:
+        with pytest.raises(TraceFormatError) as got:
+            engine(folder, Engine(block_bytes=block, split_bytes=block * 3))
+        assert str(got.value) == str(exc)
+        return
+    assert_same(ref, engine(folder, Engine(block_bytes=block, split_bytes=block * 3)))
+
+
+def test_tokenizer_declines_irregular_blocks() -> None:
+    table = KeyTable(5, (2**31 - 1,) * 4 + (2**63 - 1,))
+    good = b"0, 3, 1, 17, 16, 1721412345.123471\n0, 3, 0, 2, 8, 1721412345.123470\n"
+    fast = tokenize_block(good, table, time_optional=True, has_time_column=True)
+    assert fast is not None and fast.time_range == (1721412345123470, 1721412345123471)
+    assert table.values.tolist() == [[0, 3, 1, 17, 16], [0, 3, 0, 2, 8]]
+    for bad in (
+        good.replace(b"\n", b"\r\n"),
+        good + b"\n",
+        good.replace(b", 8,", b", -8,"),
+        good.replace(b", 16,", b",16,"),
+        good + b"0, 3, 0, 2, 8\n",
+        good.replace(b"1721412345.123470", b"172141234.5123470"),
+        good.replace(b"17, ", b"4294967296, "),
+    ):
+        assert tokenize_block(bad, table, time_optional=True, has_time_column=True) is None
+    five = b"0, 3, 1, 17, 16\n"
+    got = tokenize_block(
+        five, table, time_optional=True, has_time_column=True, buffer=BlockBuffer()
+    )
+    assert got is not None and got.time_range is None
