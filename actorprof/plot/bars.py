@@ -272,10 +272,26 @@ def _stacked_bars(
         ax.set_ylim(0, float(totals.max()) * (1.12 if n <= ANNOTATE_MAX else 1.04))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: format_count(v)))
         if n <= ANNOTATE_MAX:
-            for xi, total in zip(x, totals, strict=True):
-                ax.text(xi, total, _value_label(total), ha="center", va="bottom", fontsize="small")
+            labels, rotation = _bar_top_labels(ax, totals)
+            for xi, total, label in zip(x, totals, labels, strict=True):
+                ax.text(
+                    xi, total, label, ha="center", va="bottom", fontsize="small", rotation=rotation
+                )
     if legend and data.shape[1] > 0:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
+
+
+def _bar_top_labels(ax: Axes, totals: np.ndarray) -> tuple[list[str], int]:
+    """Bar-top labels that fit the bars' width: exact, then compact, then upright."""
+    from matplotlib.font_manager import FontProperties
+
+    per_bar = _bar_points(ax, len(totals))
+    char = 0.62 * FontProperties(size="small").get_size_in_points()
+    labels = [_value_label(t) for t in totals]
+    if longest(labels) * char > 0.9 * per_bar:
+        labels = [format_count(t) for t in totals]
+    rotation = 90 if longest(labels) * char > 0.9 * per_bar else 0
+    return labels, rotation
 
 
 def _value_label(value: float) -> str:
