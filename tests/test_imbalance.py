@@ -26,6 +26,7 @@ def test_stragglers_robust_rule() -> None:
     r = imbalance(loads)
     # median 100, MAD 1 -> threshold 100 + 3 * 1.4826 = 104.45
     assert r.stragglers == [7, 8]
+    assert r.straggler_over_median == pytest.approx([1.8, 1.5])
     assert imbalance(loads, max_stragglers=1).stragglers == [7]
     assert imbalance(pd.Series([5, 5, 5, 5])).stragglers == []
 

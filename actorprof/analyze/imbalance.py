@@ -43,6 +43,7 @@ class Imbalance:
     pop_load_balance: float | None
     cv: float | None
     stragglers: list[int] = field(default_factory=list)
+    straggler_over_median: list[float | None] = field(default_factory=list)
     straggler_rule: str = STRAGGLER_RULE
 
     def to_dict(self) -> dict[str, Any]:
@@ -71,8 +72,8 @@ def imbalance(loads: pd.Series | np.ndarray, *, max_stragglers: int = 5) -> Imba
     Examples
     --------
     >>> r = imbalance(pd.Series([10, 10, 10, 30]))
-    >>> r.max_over_mean, r.pop_load_balance, r.stragglers
-    (2.0, 0.5, [3])
+    >>> r.max_over_mean, r.pop_load_balance, r.stragglers, r.straggler_over_median
+    (2.0, 0.5, [3], [3.0])
     """
     if max_stragglers < 0:
         raise ValueError(f"max_stragglers must be >= 0, got {max_stragglers}")
@@ -111,4 +112,5 @@ def imbalance(loads: pd.Series | np.ndarray, *, max_stragglers: int = 5) -> Imba
         pop_load_balance=mean / biggest if biggest > 0 else None,
         cv=std / mean if mean > 0 else None,
         stragglers=[int(i) for i in ids[above]],
+        straggler_over_median=[float(v) / median if median > 0 else None for v in x[above]],
     )

@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 from matplotlib.axes import Axes
+from matplotlib.ticker import FuncFormatter
 
-from actorprof.plot._style import format_thousands, get_ax
+from actorprof.plot._style import format_count, format_thousands, get_ax
 
 __all__ = ["POINTS_MAX", "plot_violin"]
 
@@ -100,6 +101,8 @@ def plot_violin(
     ax.set_ylim(low - 0.05 * span, high + 0.14 * span)
     ax.set_xlabel("")
     ax.set_ylabel(f"{value_label} per {unit_label}")
+    # same compact numbers as the heatmap's colour bars (41.1k, not 41100)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: format_count(v)))
     if title is not None:
         ax.set_title(title)
     return ax
