@@ -90,6 +90,13 @@ _EXPORTS = {
     "papi_view": "views",
     "OverallView": "views",
     "overall_view": "views",
+    # report and compare
+    "RunReport": "views.report",
+    "run_report": "views.report",
+    "CompareView": "views.compare",
+    "compare_runs": "views.compare",
+    "Finding": "analyze.findings",
+    "report_findings": "analyze.findings",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -140,6 +147,7 @@ if TYPE_CHECKING:  # pragma: no cover
         time_breakdown,
         time_checks,
     )
+    from .analyze.findings import Finding, report_findings
     from .analyze.physical import (
         MeshFit,
         PhysicalAccumulator,
@@ -166,6 +174,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .read.physical import iter_physical, physical_file, read_physical
     from .views import LogicalView, logical_view
     from .views.aggregation import AggregationView, aggregation_view
+    from .views.compare import CompareView, compare_runs
     from .views.overall import OverallView, overall_view
     from .views.papi import PapiView, papi_view
     from .views.physical import PhysicalView, physical_view
+    from .views.report import RunReport, run_report

@@ -1012,5 +1012,341 @@ def _write_aggregation(view: Any, out: Any, *, log_scale: bool) -> None:
     out.json(summary, "summary")
 
 
+# --- run report and comparison of two runs (issue 6) -------------------------
+
+REPORT_EXAMPLE = """\b
+Examples:
+  actorprof report run/ -o run/report/      # job epilogue: report.html, report.json
+  actorprof report examples/ig_8pe_2nodes -o out/ -q
+"""
+
+
+@main.command(epilog=REPORT_EXAMPLE, context_settings=CONTEXT)
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@common_options
+@engine_options
+@click.option(
+    "--top",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="How many top pairs (logical) and links (physical) the report lists.",
+)
+@handle_errors
+def report(
+    run_dir: Path,
+    num_pes: int | None,
+    output_dir: Path,
+    fmt: str,
+    quiet: bool,
+    verbose: bool,
+    jobs: int,
+    cache_dir: Path | None,
+    no_cache: bool,
+    scheduler: str | None,
+    top: int,
+) -> None:
+    """Everything about one run in one HTML page: figures, tables, findings.
+
+    RUN_DIR holds the traces of a run (PE<i>_send.csv, PE<i>_PAPI.csv,
+    overall.txt, physical.txt, every phase and label), in the folder itself or
+    in its subfolders (logical/, papi/, ...). Writes report.html (self-contained:
+    open it anywhere, offline) and report.json. Kinds that are absent are said
+    and the report is still written (exit 0); exit 1 only when no trace is found.
+    """
+    from .errors import UsageError
+    from .report_html import FigureCollector, NamedOutputWriter, render_report
+    from .views.report import run_report
+
+    if fmt not in ("png", "svg"):
+        raise UsageError(f"the report embeds png or svg figures, not {fmt}: use --format png|svg")
+    console = Console(quiet=quiet, verbose=verbose)
+    out = NamedOutputWriter(output_dir, kind="report", fmt=fmt)
+    run = run_report(
+        run_dir,
+        num_pes=num_pes,
+        top=top,
+        jobs=jobs,
+        cache=not no_cache,
+        cache_dir=cache_dir,
+        scheduler=scheduler,
+    )
+    summary = run.summary()
+    collector = FigureCollector(fmt=fmt)
+    failed = _report_figures(run, collector, top=top, console=console)
+    summary["figures"] = [f.to_dict() for f in collector.figures]
+    summary["figure_errors"] = failed
+    out.text(render_report(summary, collector.figures), "", "html")
+    out.json(summary, "")
+    console.wrote(out.written)
+    _report_to_console(summary, console)
+
+
+def _report_figures(run: Any, out: Any, *, top: int, console: Console) -> dict[str, str]:
+    """Draw every view's figures with the commands' own helpers into ``out``."""
+    jobs: list[tuple[str, str | None, Callable[[], None]]] = []
+    for name, view in run.logical.items():
+        jobs.append(
+            (
+                "logical",
+                name,
+                functools.partial(
+                    _write_logical, view, out, metric="count", level="pe", log_scale=False, top=top
+                ),
+            )
+        )
+    if run.timeline is not None and run.timeline.timeline.start_s is not None:
+        jobs.append(("timeline", None, functools.partial(_report_timeline, run.timeline, out)))
+    for name, view in run.papi.items():
+        jobs.append(
+            ("papi", name, functools.partial(_write_papi, view, out, by_mailbox=False, sort="pe"))
+        )
+    if run.overall is not None:
+        jobs.append(
+            ("overall", None, functools.partial(_write_overall, run.overall, out, sort="pe"))
+        )
+    if run.physical is not None:
+        view = run.physical
+        jobs.append(
+            (
+                "physical",
+                None,
+                functools.partial(
+                    _write_physical,
+                    view,
+                    out,
+                    types=view.types_shown(),
+                    metric="count",
+                    log_scale=False,
+                    top=top,
+                ),
+            )
+        )
+    if run.aggregation is not None:
+        jobs.append(
+            (
+                "aggregation",
+                None,
+                functools.partial(_write_aggregation, run.aggregation, out, log_scale=False),
+            )
+        )
+    failed: dict[str, str] = {}
+    for section, scope, draw in jobs:
+        out.section, out.scope = section, scope
+        try:
+            draw()
+        except Exception as exc:  # a figure must not cost the epilogue its report
+            if console.verbose:
+                traceback.print_exc(file=sys.stderr)
+            key = section if scope is None else f"{section} ({scope})"
+            failed[key] = f"{type(exc).__name__}: {exc}"
+            console.warn(f"{key}: figure not drawn ({failed[key]}); rerun with -v and report it")
+    return failed
+
+
+def _report_timeline(view: Any, out: Any, *, bins: int = 200) -> None:
+    from .output import new_figure
+    from .plot.timeline import plot_rate, plot_timeline_heat
+
+    shown = view.display(bins)
+    fig = new_figure(11.0, 7.5, nrows=2)
+    top, bottom = fig.axes
+    spans = [(p.name, p.start_s, p.end_s) for p in view.phases] if len(view.phases) > 1 else []
+    plot_rate(shown, ax=top, spans=spans, title="Logical messages sent over time")
+    plot_timeline_heat(shown, ax=bottom)
+    bottom.sharex(top)
+    out.figure(fig, "rate")
+
+
+def _report_to_console(summary: dict[str, Any], console: Console) -> None:
+    glance = summary["at_a_glance"]
+    absent = ", ".join(summary["kinds_absent"]) or "none"
+    console.info(
+        f"report of {summary['run']}: read {', '.join(summary['kinds_read'])}; absent: {absent}"
+    )
+    for kind, message in summary["errors"].items():
+        console.warn(f"{kind} trace not read: {message}")
+    facts = [f"{glance['num_pes']} PEs"]
+    if glance["num_nodes"] is not None:
+        facts.append(f"{glance['num_nodes']} node(s)")
+    if glance["messages"] is not None:
+        facts.append(f"{glance['messages']:,} messages, {glance['bytes']:,} bytes")
+    if glance["duration_s"] is not None:
+        facts.append(f"over {glance['duration_s']:.3f} s")
+    console.info("  " + ", ".join(facts))
+    for finding in summary["findings"]:
+        console.info(f"  [{finding['severity']}] {finding['text']}")
+
+
+COMPARE_EXAMPLE = """\b
+Examples:
+  actorprof compare tc_cyclic/ tc_range/ --names cyclic,range -o cmp/
+  actorprof compare before/ after/ --phase bfs --label "Run 0"
+"""
+
+
+@main.command(epilog=COMPARE_EXAMPLE, context_settings=CONTEXT)
+@click.argument("run_a", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("run_b", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@common_options
+@engine_options
+@click.option(
+    "--names",
+    default=None,
+    metavar="A,B",
+    help="Names of the two runs in tables and figures. [default: the folder names]",
+)
+@click.option(
+    "--phase",
+    default=None,
+    metavar="NAME",
+    help="Logical phase to compare (PE<i>_NAME_send.csv). [default: the unnamed files]",
+)
+@click.option(
+    "--label",
+    default=None,
+    metavar="NAME",
+    help="Overall profile label to compare. [default: the first label of each run]",
+)
+@click.option(
+    "--allow-different-pes",
+    is_flag=True,
+    help="Compare runs with different PE counts (refused by default).",
+)
+@handle_errors
+def compare(
+    run_a: Path,
+    run_b: Path,
+    num_pes: int | None,
+    output_dir: Path,
+    fmt: str,
+    quiet: bool,
+    verbose: bool,
+    jobs: int,
+    cache_dir: Path | None,
+    no_cache: bool,
+    scheduler: str | None,
+    names: str | None,
+    phase: str | None,
+    label: str | None,
+    allow_different_pes: bool,
+) -> None:
+    """Two runs side by side (B relative to A): heatmaps, violins, bars, ratios B/A.
+
+    RUN_A and RUN_B are run folders (as for actorprof report). The logical
+    heatmaps share one colour scale, the violins one axis, the overall bars
+    one time axis; compare.json holds every metric of both runs and B/A.
+    """
+    from .report_html import NamedOutputWriter
+    from .views.compare import compare_runs
+
+    console = Console(quiet=quiet, verbose=verbose)
+    out = NamedOutputWriter(output_dir, kind="compare", fmt=fmt)
+    view = compare_runs(
+        run_a,
+        run_b,
+        names=names,
+        phase=phase,
+        label=label,
+        allow_different_pes=allow_different_pes,
+        num_pes=num_pes,
+        jobs=jobs,
+        cache=not no_cache,
+        cache_dir=cache_dir,
+        scheduler=scheduler,
+    )
+    _write_compare(view, out)
+    console.wrote(out.written)
+    for side in (view.a, view.b):
+        for read in side.reports:
+            for warning in read.warnings:
+                console.warn(f"{side.name}: {warning}")
+    for note in view.notes:
+        console.info(note)
+    for line in view.summary_lines():
+        console.info(line)
+
+
+def _write_compare(view: Any, out: Any) -> None:
+    import pandas as pd
+
+    from .output import new_figure
+    from .plot import plot_heatmap, plot_violin
+    from .plot.bars import plot_time_stacked
+
+    a, b = view.a, view.b
+    if a.logical is not None and b.logical is not None:
+        mats = [a.logical.counts, b.logical.counts]
+        cells = max(float(m.to_numpy().max()) for m in mats)
+        totals = max(
+            float(max(m.to_numpy().sum(axis=0).max(), m.to_numpy().sum(axis=1).max())) for m in mats
+        )
+        n = max(max(m.shape) for m in mats)
+        w, h = (max(7.0, 0.42 * n + 4.0), max(6.0, 0.38 * n + 3.0)) if n <= 32 else (10.0, 9.0)
+        fig = new_figure(2 * w, h + 0.4, ncols=2)
+        for ax, side, matrix in zip(fig.axes, (a, b), mats, strict=True):
+            plot_heatmap(
+                matrix,
+                ax=ax,
+                value_label="messages",
+                title=f"{side.name}: logical messages PE x PE",
+                vmax=(cells, totals),
+            )
+        fig.suptitle(
+            f"{a.name} vs {b.name}, one colour scale: cells 0-{cells:,.0f}, "
+            f"totals 0-{totals:,.0f} messages"
+        )
+        out.figure(fig, "heatmap")
+
+        loads = pd.DataFrame(
+            {
+                f"{a.name}\nsent": a.logical.pes["sent"],
+                f"{b.name}\nsent": b.logical.pes["sent"],
+                f"{a.name}\nreceived": a.logical.pes["received"],
+                f"{b.name}\nreceived": b.logical.pes["received"],
+            }
+        )
+        fig = new_figure(9.5, 5.5)
+        plot_violin(
+            loads,
+            ax=fig.axes[0],
+            value_label="messages",
+            unit_label="PE",
+            title=f"Messages per PE, {a.name} vs {b.name} (one axis)",
+        )
+        out.figure(fig, "violin")
+    if a.group is not None and b.group is not None:
+        times = [a.overall.group_times(*a.group), b.overall.group_times(*b.group)]
+        fig = new_figure(14.0, 8.4, nrows=2, ncols=2)
+        axes = fig.axes
+        for k, (side, table) in enumerate(zip((a, b), times, strict=True)):
+            plot_time_stacked(
+                table,
+                ax=axes[k],
+                legend=k == 1,
+                title=f"{side.name}: T_MAIN, T_COMM, T_PROC per PE (cycles)",
+            )
+            plot_time_stacked(
+                table,
+                ax=axes[2 + k],
+                relative=True,
+                legend=False,
+                title=f"{side.name}: fractions of T_TOTAL",
+            )
+        top = max(axes[0].get_ylim()[1], axes[1].get_ylim()[1])
+        for ax in axes[:2]:
+            ax.set_ylim(0, top)
+        out.figure(fig, "overall")
+    rows = [
+        {"kind": kind, "metric": metric, **values}
+        for kind, metrics in view.ratios().items()
+        for metric, values in metrics.items()
+    ]
+    out.csv(
+        pd.DataFrame(rows, columns=["kind", "metric", "a", "b", "b_over_a"]), "ratios", index=False
+    )
+    out.json(view.summary(), "")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

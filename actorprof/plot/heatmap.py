@@ -133,6 +133,7 @@ def plot_heatmap(
     destination_label: str | None = None,
     title: str | None = None,
     colorbar: bool = True,
+    vmax: float | tuple[float, float] | None = None,
 ) -> Axes:
     """Draw a communication matrix as a heatmap, with sent/received totals.
 
@@ -173,6 +174,10 @@ def plot_heatmap(
         figure has no layout engine, the Axes is narrowed to make room, as
         ``Figure.colorbar(ax=...)`` does; with ``layout="constrained"`` the
         engine makes room.
+    vmax
+        Upper end of the colour scales, to put several heatmaps on one scale:
+        a number sets the cells' scale, a pair ``(cells, totals)`` both. Default:
+        each matrix's own maximum. Values above it get the top colour.
 
     Returns
     -------
@@ -226,7 +231,7 @@ def plot_heatmap(
     cell_image = ax.imshow(
         values,  # imshow masks the NaN cells itself
         cmap=mpl.colormaps[cmap],
-        norm=_norm(values, log=log),
+        norm=_norm(values, log=log, vmax=_vmax(vmax, 0)),
         extent=layout.matrix_extent,
         origin="upper",
         # The figure's shape sets the cells' shape (as in seaborn): with a fixed
@@ -242,7 +247,7 @@ def plot_heatmap(
         sent = filled.sum(axis=1)
         received = filled.sum(axis=0)
         totals_cmap = _totals_cmap(cmap)
-        totals_norm = _norm(np.concatenate([sent, received]), log=log)
+        totals_norm = _norm(np.concatenate([sent, received]), log=log, vmax=_vmax(vmax, 1))
         for data, extent in (
             (sent[:, np.newaxis], layout.column_extent),
             (received[np.newaxis, :], layout.row_extent),
@@ -300,24 +305,39 @@ def _left_margin(matrix: pd.DataFrame, totals: bool) -> float:
     return points / 72.0
 
 
-def _norm(data: NDArray[np.float64], *, log: bool) -> Normalize:
-    """Colour normalisation for `data` that never divides by zero."""
+def _vmax(vmax: float | tuple[float, float] | None, which: int) -> float | None:
+    """The cells' (0) or totals' (1) upper limit from ``plot_heatmap(vmax=...)``."""
+    if vmax is None:
+        return None
+    if isinstance(vmax, tuple):
+        return float(vmax[which])
+    return float(vmax) if which == 0 else None
+
+
+def _norm(data: NDArray[np.float64], *, log: bool, vmax: float | None = None) -> Normalize:
+    """Colour normalisation for `data` that never divides by zero (``vmax``: fixed top)."""
     # min/max over whole arrays, not boolean selections: 16M cells must stay fast
     valid = np.isfinite(data)
+    top = float(vmax) if vmax is not None and math.isfinite(vmax) and vmax > 0 else None
     if log:
         positive = valid & (data > 0)
         if not positive.any():
-            return _FixedLogNorm(vmin=1.0, vmax=10.0, clip=True)
+            empty_top = 10.0 if top is None else top
+            return _FixedLogNorm(vmin=empty_top / 10.0, vmax=empty_top, clip=True)
         low = float(np.min(data, where=positive, initial=np.inf))
         high = float(np.max(data, where=positive, initial=-np.inf))
-        if low == high:
+        if top is not None:
+            high = top
+        if low >= high:
             low = high / 10.0
         # clip=True maps zeros to the lowest colour instead of masking them like NaN
         return _FixedLogNorm(vmin=low, vmax=high, clip=True)
     if not valid.any():
-        return Normalize(vmin=0.0, vmax=1.0)
+        return Normalize(vmin=0.0, vmax=1.0 if top is None else top)
     low = min(0.0, float(np.min(data, where=valid, initial=np.inf)))
     high = float(np.max(data, where=valid, initial=-np.inf))
+    if top is not None:
+        high = top
     if high <= low:
         high = low + 1.0
     return Normalize(vmin=low, vmax=high)

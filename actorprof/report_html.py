@@ -1,0 +1,849 @@
+"""The self-contained HTML page of ``actorprof report``, and its files.
+
+:class:`FigureCollector` stands in for :class:`~actorprof.output.OutputWriter`
+when the commands' figure helpers draw: it keeps each figure as PNG bytes
+instead of writing a file. :func:`render_report` turns a run report summary
+(``report.json``) and those figures into one HTML page: figures embedded as
+base64 PNG, CSS inline, no script, nothing fetched from the network.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
+from .output import OutputWriter
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+__all__ = ["EmbeddedFigure", "FigureCollector", "NamedOutputWriter", "render_report"]
+
+#: Resolution of the embedded figures (pixels per inch).
+EMBED_DPI = 100
+#: Formats a figure can be embedded in.
+EMBED_FORMATS = ("png", "svg")
+#: At most this many files are listed in a coverage table (report.json has them all).
+MAX_COVERAGE_ROWS = 200
+
+
+@dataclass(frozen=True)
+class EmbeddedFigure:
+    """One figure of the report, as PNG or SVG bytes."""
+
+    section: str
+    scope: str | None
+    name: str
+    caption: str
+    data: bytes
+    fmt: str
+    width_px: int
+    height_px: int
+
+    @property
+    def mime(self) -> str:
+        return "image/svg+xml" if self.fmt == "svg" else "image/png"
+
+    def data_uri(self) -> str:
+        return f"data:{self.mime};base64,{base64.b64encode(self.data).decode('ascii')}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "section": self.section,
+            "scope": self.scope,
+            "name": self.name,
+            "caption": self.caption,
+            "format": self.fmt,
+            "width_px": self.width_px,
+            "height_px": self.height_px,
+            "size_bytes": len(self.data),
+        }
+
+
+@dataclass
+class FigureCollector:
+    """An OutputWriter look-alike that keeps figures (PNG or SVG) and drops tables.
+
+    Set ``section`` and ``scope`` before calling a command's ``_write_*``
+    helper; every figure it draws is appended to ``figures``.
+    """
+
+    fmt: str = "png"
+    dpi: int = EMBED_DPI
+    section: str = ""
+    scope: str | None = None
+    figures: list[EmbeddedFigure] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.fmt not in EMBED_FORMATS:
+            raise ValueError(f"embedded figures are {' or '.join(EMBED_FORMATS)}, got {self.fmt!r}")
+
+    def figure(self, fig: Figure, name: str, *, dpi: int | None = None) -> str:
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format=self.fmt, dpi=self.dpi)
+        width, height = (round(float(v) * self.dpi) for v in fig.get_size_inches())
+        self.figures.append(
+            EmbeddedFigure(
+                self.section,
+                self.scope,
+                name,
+                _caption(fig),
+                buffer.getvalue(),
+                self.fmt,
+                width,
+                height,
+            )
+        )
+        return name
+
+    def csv(self, frame: pd.DataFrame, name: str, *, index: bool = True) -> str:
+        return name  # tables are in report.json, not in the page
+
+    def json(self, data: Any, name: str) -> str:
+        return name
+
+
+#: What each figure shows, by (section, name); the figure's own title is its alt text.
+CAPTIONS = {
+    ("logical", "heatmap"): "Messages from each source PE (rows) to each destination PE "
+    "(columns); totals sent (right column) and received (bottom row).",
+    ("logical", "violin"): "Messages sent and received per PE: the spread over PEs, the "
+    "median and the busiest PE.",
+    ("timeline", "rate"): "Send rate of all PEs over time (top) and messages sent by each PE "
+    "per time bin (bottom), on the senders' clocks.",
+    ("papi", "bars"): "Per PE, MAIN (local work and message construction) and PROC (message "
+    "handling) stacked; when the counters are zero, messages handled and sends issued.",
+    ("overall", "stacked"): "Per PE, T_MAIN, T_COMM and T_PROC in cycles (left) and as "
+    "fractions of T_TOTAL (right).",
+    ("physical", "heatmap"): "Buffers sent on each link, one panel per send type: local_send "
+    "within a node, nonblock_send across nodes, nonblock_progress completing them.",
+    ("physical", "violin"): "Buffers sent and received per PE, per send type.",
+    ("aggregation", "heatmap"): "Logical messages carried per physical buffer on each link, "
+    "messages routed over the Conveyors topology.",
+    ("aggregation", "bytes"): "Bytes each PE sent: the logical payload beside the physical "
+    "bytes on the wire.",
+}
+
+
+def _caption(fig: Figure) -> str:
+    suptitle = fig.get_suptitle() if hasattr(fig, "get_suptitle") else ""
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    text = suptitle or (titles[0] if titles else "")
+    return " ".join(text.split())
+
+
+def _description(f: EmbeddedFigure) -> str:
+    return CAPTIONS.get((f.section, f.name), f.caption)
+
+
+class NamedOutputWriter(OutputWriter):
+    """OutputWriter whose name ``""`` means ``<kind>.<ext>`` (``report.json``)."""
+
+    def path(self, name: str, ext: str) -> Path:
+        return self.directory / (f"{self.kind}.{ext}" if not name else f"{self.kind}_{name}.{ext}")
+
+    def text(self, text: str, name: str, ext: str) -> Path:
+        """Write a text file (UTF-8), atomically."""
+        return self._atomic(self.path(name, ext), lambda handle: handle.write(text.encode()))
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def num(value: Any, digits: int = 2) -> str:
+    """Numbers for people: 160,000; 1.01; 12.3 %; n/a."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) >= 1000:
+            return f"{int(value):,}"
+        if abs(value) >= 1000:
+            return f"{value:,.0f}"
+        return f"{value:.{digits}f}"
+    return esc(value)
+
+
+def compact(value: float | None) -> str:
+    """1234567 -> 1.23 M (for the cards)."""
+    if value is None:
+        return "n/a"
+    for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(value) >= size:
+            return f"{value / size:.3g} {unit}"
+    return f"{value:g}"
+
+
+def pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f} %"
+
+
+def seconds(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    if value < 1e-3:
+        return f"{value * 1e6:.0f} µs"
+    if value < 1:
+        return f"{value * 1e3:.1f} ms"
+    return f"{value:,.2f} s"
+
+
+def human_bytes(value: int | None) -> str:
+    if value is None:
+        return "n/a"
+    size = float(value)
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if size < 1000 or unit == "TB":
+            return f"{value:,} B" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{value:,} B"  # pragma: no cover
+
+
+def table(
+    header: Sequence[str], rows: Iterable[Sequence[str]], *, cls: str = "", raw: bool = False
+) -> str:
+    """An HTML table; cells are escaped unless ``raw`` (then they are HTML already)."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{c if raw else esc(c)}</td>" for c in row) + "</tr>" for row in rows
+    )
+    klass = f' class="{cls}"' if cls else ""
+    return f"<table{klass}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def imbalance_table(rows: Sequence[tuple[str, Mapping[str, Any] | None]], unit: str = "") -> str:
+    """One row per load: mean, median, max (PE), max/mean, CrayPat %, POP, cv, stragglers."""
+    out = []
+    for label, m in rows:
+        if not m:
+            continue
+        listed = [str(p) for p in m.get("stragglers") or []]
+        stragglers = (
+            (f"PE {listed[0]}" if len(listed) == 1 else f"PEs {', '.join(listed)}")
+            if listed
+            else "none"
+        )
+        out.append(
+            [
+                label,
+                num(m["mean"], 1),
+                num(m["median"], 1),
+                f"{num(m['max'], 1)} (PE {m['max_pe']})",
+                num(m["max_over_mean"]),
+                "n/a"
+                if m["craypat_imbalance_pct"] is None
+                else f"{m['craypat_imbalance_pct']:.1f} %",
+                num(m["pop_load_balance"]),
+                num(m["cv"]),
+                stragglers,
+            ]
+        )
+    header = [
+        f"per-PE load{f' ({unit})' if unit else ''}",
+        "mean",
+        "median",
+        "max (PE)",
+        "max/mean",
+        "CrayPat imb.",
+        "POP balance",
+        "cv",
+        "stragglers",
+    ]
+    return table(header, out, cls="num")
+
+
+# --------------------------------------------------------------------------- page
+
+
+CSS = """
+:root { --ink: #1d2430; --muted: #5b6472; --line: #d9dee5; --bg: #f6f7f9;
+  --warn: #b45309; --warn-bg: #fff7ed; --err: #b91c1c; --err-bg: #fef2f2;
+  --info: #1d4ed8; --info-bg: #eff6ff; --ok: #15803d; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto,
+  "DejaVu Sans", sans-serif; color: var(--ink); background: var(--bg); }
+main { max-width: 1240px; margin: 0 auto; padding: 0 24px 48px; }
+header.top { background: #1f2a3a; color: #fff; padding: 22px 0 18px; }
+header.top .inner { max-width: 1240px; margin: 0 auto; padding: 0 24px; }
+header.top h1 { margin: 0 0 4px; font-size: 24px; font-weight: 650; }
+header.top .run { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 14px;
+  color: #cfd8e3; word-break: break-all; }
+header.top .meta { color: #9fb0c3; font-size: 13px; margin-top: 6px; }
+nav { position: sticky; top: 0; z-index: 1; background: #fff; border-bottom: 1px solid var(--line);
+  margin: 0 -24px 0; padding: 8px 24px; font-size: 14px; }
+nav a { color: var(--info); text-decoration: none; margin-right: 16px; white-space: nowrap; }
+nav a.absent { color: var(--muted); text-decoration: line-through; }
+section { background: #fff; border: 1px solid var(--line); border-radius: 8px;
+  padding: 8px 22px 18px; margin-top: 20px; }
+h2 { font-size: 20px; margin: 12px 0 10px; }
+h3 { font-size: 16px; margin: 18px 0 8px; color: #2b3645; }
+p { margin: 6px 0; }
+.muted { color: var(--muted); }
+code, .mono { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 13px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 12px;
+  margin: 8px 0 12px; }
+.card { border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px;
+  background: #fbfcfd; }
+.card .label { color: var(--muted); font-size: 12px; text-transform: uppercase;
+  letter-spacing: .04em; }
+.card .value { font-size: 22px; font-weight: 650; margin-top: 2px; }
+.card .sub { color: var(--muted); font-size: 12px; }
+.chips > span { display: inline-block; border-radius: 999px; padding: 1px 10px;
+  margin: 2px 4px 2px 0; font-size: 13px; border: 1px solid var(--line); }
+.chips > .found { background: #ecfdf3; border-color: #b7e4c7; color: var(--ok); }
+.chips > .absent { background: #f3f4f6; color: var(--muted); }
+.chips > .error { background: var(--err-bg); border-color: #fecaca; color: var(--err); }
+ul.findings { list-style: none; padding: 0; margin: 6px 0; }
+ul.findings li { border-left: 4px solid var(--info); background: var(--info-bg);
+  padding: 7px 12px; margin: 6px 0; border-radius: 0 6px 6px 0; }
+ul.findings li.warning { border-color: var(--warn); background: var(--warn-bg); }
+ul.findings li.error { border-color: var(--err); background: var(--err-bg); }
+.sev { display: inline-block; min-width: 84px; font-size: 11px; font-weight: 700;
+  text-transform: uppercase; letter-spacing: .05em; }
+li.info .sev { color: var(--info); } li.warning .sev { color: var(--warn); }
+li.error .sev { color: var(--err); }
+.rule { float: right; color: var(--muted); font-size: 12px; margin-left: 12px; }
+.figs { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 14px;
+  align-items: start; }
+figure { margin: 6px 0; border: 1px solid var(--line); border-radius: 6px; padding: 8px;
+  background: #fff; text-align: center; }
+figure.wide { grid-column: 1 / -1; }
+figure img { max-width: 100%; height: auto; }
+figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; }
+table { border-collapse: collapse; margin: 8px 0 12px; font-size: 14px; }
+th, td { border-bottom: 1px solid var(--line); padding: 4px 10px; text-align: left;
+  vertical-align: top; }
+th { background: #f3f5f8; font-weight: 600; }
+table.num td:not(:first-child) { text-align: right; font-variant-numeric: tabular-nums;
+  white-space: nowrap; }
+details { margin: 8px 0; } summary { cursor: pointer; color: var(--info); }
+.scroll { overflow-x: auto; }
+.absentbox { border: 1px dashed var(--line); border-radius: 6px; padding: 10px 14px;
+  color: var(--muted); background: #fafbfc; }
+.error-box { border: 1px solid #fecaca; background: var(--err-bg); color: var(--err);
+  border-radius: 6px; padding: 10px 14px; }
+footer { color: var(--muted); font-size: 12px; margin-top: 24px; }
+"""
+
+_SECTION_TITLES = {
+    "glance": "At a glance",
+    "findings": "Findings",
+    "logical": "Logical trace: messages between PEs",
+    "timeline": "Timeline: messages sent over time",
+    "papi": "PAPI trace: work per PE in MAIN and PROC",
+    "overall": "Overall profile: where time goes per PE",
+    "physical": "Physical trace: buffers on the network",
+    "aggregation": "Aggregation: logical messages vs physical buffers",
+    "coverage": "Coverage: every line of every file",
+    "rules": "How the findings are decided",
+}
+
+
+def render_report(summary: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
+    """The report page: ``summary`` is :meth:`RunReport.summary`, figures from the collector."""
+    read = set(summary["kinds_read"])
+    parts = [
+        _glance(summary),
+        _findings(summary),
+        _logical(summary, figures) if "logical" in read else _absent(summary, "logical"),
+    ]
+    if summary.get("timeline"):
+        parts.append(_timeline(summary, figures))
+    parts.append(_papi(summary, figures) if "papi" in read else _absent(summary, "papi"))
+    parts.append(_overall(summary, figures) if "overall" in read else _absent(summary, "overall"))
+    parts.append(
+        _physical(summary, figures) if "physical" in read else _absent(summary, "physical")
+    )
+    if summary.get("aggregation"):
+        parts.append(_aggregation(summary, figures))
+    parts.append(_coverage(summary))
+    parts.append(_rules(summary))
+    nav = []
+    for key, title in _SECTION_TITLES.items():
+        if key == "timeline" and not summary.get("timeline"):
+            continue
+        if key == "aggregation" and not summary.get("aggregation"):
+            continue
+        short = title.split(":")[0]
+        klass = ' class="absent"' if key in summary["kinds_absent"] else ""
+        nav.append(f'<a href="#{key}"{klass}>{esc(short)}</a>')
+    kinds = ", ".join(summary["kinds_read"]) or "none"
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>actorprof report: {esc(summary['run'])}</title>"
+        f"<style>{CSS}</style></head><body>"
+        '<header class="top"><div class="inner"><h1>actorprof report</h1>'
+        f'<div class="run">{esc(summary["run"])}</div>'
+        f'<div class="meta">traces read: {esc(kinds)} · actorprof {esc(__version__)}</div>'
+        "</div></header><main>"
+        f"<nav>{''.join(nav)}</nav>"
+        + "".join(parts)
+        + "<footer>Written by actorprof "
+        + esc(__version__)
+        + ". This page is self-contained: figures are embedded, nothing is fetched. "
+        "Every number is in report.json next to it.</footer>"
+        "</main></body></html>\n"
+    )
+
+
+def _section(key: str, body: str, *, title: str | None = None) -> str:
+    return f'<section id="{key}"><h2>{esc(title or _SECTION_TITLES[key])}</h2>{body}</section>'
+
+
+def _card(label: str, value: str, sub: str = "") -> str:
+    sub_html = f'<div class="sub">{esc(sub)}</div>' if sub else ""
+    return (
+        f'<div class="card"><div class="label">{esc(label)}</div>'
+        f'<div class="value">{esc(value)}</div>{sub_html}</div>'
+    )
+
+
+def _glance(s: Mapping[str, Any]) -> str:
+    g = s["at_a_glance"]
+    cards = [
+        _card("PEs", num(g["num_pes"]), f"from the {g['num_pes_from']} trace"),
+        _card("nodes", num(g["num_nodes"])),
+    ]
+    if g["messages"] is not None:
+        cards.append(_card("messages", num(g["messages"]), "logical sends"))
+        cards.append(_card("bytes", human_bytes(g["bytes"]), f"{num(g['bytes'])} B payload"))
+    if g["duration_s"] is not None:
+        cards.append(_card("duration", seconds(g["duration_s"]), "first to last send"))
+    if g["messages_handled"] is not None:
+        cards.append(_card("messages handled", num(g["messages_handled"]), "PAPI trace"))
+    if g["t_total_max_cycles"] is not None:
+        cards.append(
+            _card(
+                "T_TOTAL",
+                compact(g["t_total_max_cycles"]),
+                f"{num(g['t_total_max_cycles'])} cycles, slowest PE",
+            )
+        )
+    if g["physical_buffers"] is not None:
+        cards.append(_card("buffers", num(g["physical_buffers"]), "physical sends"))
+        cards.append(_card("wire bytes", human_bytes(g["physical_bytes"]), "physical trace"))
+    chips = []
+    for kind in ("logical", "papi", "overall", "physical"):
+        if kind in s["errors"]:
+            chips.append(f'<span class="error">{kind}: unreadable</span>')
+        elif kind in s["kinds_read"]:
+            where = s["locations"].get(kind)
+            at = "" if where in (None, ".") else f" <code>{esc(where)}</code>"
+            chips.append(f'<span class="found">{kind} ✓{at}</span>')
+        else:
+            chips.append(f'<span class="absent">{kind}: absent</span>')
+    absent = ""
+    if s["kinds_absent"]:
+        items = "".join(
+            f"<li><b>{esc(k)}</b>: {esc(v)}</li>" for k, v in s["how_to_get_absent"].items()
+        )
+        absent = (
+            f'<p class="muted">Absent from this run (partial report): '
+            f'{esc(", ".join(s["kinds_absent"]))}.</p><ul class="muted">{items}</ul>'
+        )
+    by_kind = g.get("num_pes_by_kind")
+    mismatch = (
+        ""
+        if not by_kind
+        else '<p class="error-box">The traces disagree on the PE count: '
+        + esc(", ".join(f"{k} {n}" for k, n in by_kind.items()))
+        + "</p>"
+    )
+    notes = "".join(f'<p class="muted">{esc(n)}</p>' for n in s.get("notes") or [])
+    return _section(
+        "glance",
+        f'<div class="cards">{"".join(cards)}</div><div class="chips">{"".join(chips)}</div>'
+        + mismatch
+        + absent
+        + notes,
+    )
+
+
+def _findings(s: Mapping[str, Any]) -> str:
+    items = []
+    for f in s["findings"]:
+        items.append(
+            f'<li class="{esc(f["severity"])}"><span class="sev">{esc(f["severity"])}</span>'
+            f"{esc(f['text'])}"
+            f'<span class="rule">{esc(f["rule"])} · {esc(f["kind"])}</span></li>'
+        )
+    body = (
+        f'<ul class="findings">{"".join(items)}</ul>'
+        if items
+        else '<p class="muted">No rule fired: nothing stands out in these numbers.</p>'
+    )
+    counts = {
+        sev: sum(f["severity"] == sev for f in s["findings"])
+        for sev in ("error", "warning", "info")
+    }
+    intro = (
+        f'<p class="muted">{counts["error"]} error(s), {counts["warning"]} warning(s), '
+        f'{counts["info"]} note(s); the thresholds are listed <a href="#rules">below</a>.</p>'
+    )
+    return _section("findings", intro + body)
+
+
+def _figs(figures: Sequence[EmbeddedFigure], section: str, scope: str | None = None) -> str:
+    shown = [f for f in figures if f.section == section and (scope is None or f.scope == scope)]
+    if not shown:
+        return ""
+    out = []
+    for f in shown:
+        wide = ' class="wide"' if f.width_px > 1.6 * f.height_px or f.width_px >= 1000 else ""
+        out.append(
+            f'<figure{wide}><img src="{f.data_uri()}" alt="{esc(f.caption)}" '
+            f'width="{f.width_px}" height="{f.height_px}"><figcaption>{esc(_description(f))}'
+            "</figcaption></figure>"
+        )
+    return f'<div class="figs">{"".join(out)}</div>'
+
+
+def _absent(s: Mapping[str, Any], kind: str) -> str:
+    if kind in s["errors"]:
+        body = (
+            f'<p class="error-box">The {esc(kind)} trace is here but could not be read: '
+            f"{esc(s['errors'][kind])}</p>"
+        )
+    else:
+        body = (
+            f'<p class="absentbox">No {esc(kind)} trace in this run. '
+            f"{esc(s['how_to_get_absent'].get(kind, ''))}.</p>"
+        )
+    return _section(kind, body)
+
+
+def _phase_heading(name: str, several: bool) -> str:
+    return f"<h3>Phase {esc(name)}</h3>" if several else ""
+
+
+def _logical(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
+    phases = s["logical"]["phases"]
+    several = len(phases) > 1
+    body = []
+    for name, p in phases.items():
+        t = p["totals"]
+        loc = p["locality"]
+        body.append(_phase_heading(name, several))
+        body.append(
+            f"<p>{num(t['messages'])} messages, {num(t['bytes'])} bytes, {p['num_pes']} PEs "
+            f"on {p['num_nodes']} node(s); intra-node {pct(loc['intra_node_share'])}, "
+            f"inter-node {pct(loc['inter_node_share'])}; self-sends {num(t['self_sends'])} "
+            f"({pct(t['self_send_share'])}); sends over {seconds(t['duration_s'])}.</p>"
+        )
+        body.append(_figs(figures, "logical", name))
+        counts = p["imbalance"]["count"]
+        body.append("<h3>Load imbalance</h3>")
+        body.append(
+            imbalance_table(
+                [("sent", counts["sent"]), ("received", counts["received"])], "messages"
+            )
+        )
+        pairs = p["top_pairs"]
+        if pairs:
+            body.append("<h3>Top pairs</h3>")
+            body.append(
+                table(
+                    ["source PE", "destination PE", "messages", "bytes", "share"],
+                    [
+                        [
+                            str(q["src_pe"]),
+                            str(q["dst_pe"]),
+                            num(q["messages"]),
+                            num(q["bytes"]),
+                            pct(q["share"]),
+                        ]
+                        for q in pairs
+                    ],
+                    cls="num",
+                )
+            )
+        d = p["direction"]
+        off = d["upper"] + d["lower"]
+        if off:
+            body.append(
+                f'<p class="muted">Between different PEs, {pct(d["lower"] / off)} of the '
+                f"messages go to a lower PE id and {pct(d['upper'] / off)} to a higher one.</p>"
+            )
+    return _section("logical", "".join(body))
+
+
+def _timeline(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
+    t = s["timeline"]
+    body = [
+        f"<p>{num(t['messages_timed'])} timed messages over {seconds(t['duration_s'])} on "
+        f"{t['num_pes']} PEs; peak {num(t['peak_rate_per_s'])} messages/s at "
+        f"{seconds(t['peak_at_s'])}. {esc(t['note'][:1].upper() + t['note'][1:])}.</p>"
+    ]
+    if t["messages_untimed"]:
+        body.append(
+            f"<p>{num(t['messages_untimed'])} messages have no timestamp (5-column lines).</p>"
+        )
+    body.append(_figs(figures, "timeline"))
+    if len(t["phases"]) > 1:
+        body.append(
+            table(
+                ["phase", "start", "end", "messages"],
+                [
+                    [p["name"], seconds(p["start_s"]), seconds(p["end_s"]), num(p["messages"])]
+                    for p in t["phases"]
+                ],
+                cls="num",
+            )
+        )
+    return _section("timeline", "".join(body))
+
+
+def _papi(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
+    phases = s["papi"]["phases"]
+    several = len(phases) > 1
+    body = []
+    for name, p in phases.items():
+        t = p["totals"]
+        body.append(_phase_heading(name, several))
+        body.append(
+            f"<p>{num(t['messages'])} messages handled on {p['num_pes']} PEs; sends issued: "
+            f"{num(t['main_sends'])} from MAIN, {num(t['proc_sends'])} from handlers.</p>"
+        )
+        if p["counters_note"]:
+            body.append(f'<p class="error-box">{esc(p["counters_note"])}</p>')
+        body.append(_figs(figures, "papi", name))
+        rows = [
+            [c, num(v["main"]), num(v["proc"]), num(v["total"]), num(v["per_message"], 1)]
+            for c, v in t["counters"].items()
+        ]
+        body.append(
+            table(["counter", "MAIN", "PROC", "total", "PROC per message"], rows, cls="num")
+        )
+        loads = [
+            ("messages handled", p["imbalance"]["messages"]),
+            ("sends issued", p["imbalance"]["sends"]),
+        ]
+        loads += [(c, p["imbalance"][c]) for c in p["counters"] if c not in p["zero_counters"]]
+        body.append(imbalance_table(loads))
+    return _section("papi", "".join(body))
+
+
+def _overall(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
+    o = s["overall"]
+    body = [_figs(figures, "overall")]
+    rows = []
+    for g in o["groups"]:
+        f = g["fractions"]
+        pop = g["pop_efficiencies"] or {}
+        rows.append(
+            [
+                g["name"],
+                str(g["pes"]),
+                num(g["totals"]["t_total_max_cycles"]),
+                pct(f["main"]),
+                pct(f["comm"]),
+                pct(f["proc"]),
+                num(pop.get("load_balance")),
+                num(pop.get("communication_efficiency")),
+                num(pop.get("parallel_efficiency")),
+                f"{g['checks']['compared'] - g['checks']['disagreements']} of "
+                f"{g['checks']['compared']}",
+            ]
+        )
+    body.append(
+        table(
+            [
+                "label",
+                "PEs",
+                "T_TOTAL max (cycles)",
+                "MAIN",
+                "COMM",
+                "PROC",
+                "POP load balance",
+                "POP comm. eff.",
+                "POP parallel eff.",
+                "checks agree",
+            ],
+            rows,
+            cls="num",
+        )
+    )
+    for g in o["groups"]:
+        if g["imbalance"]:
+            if len(o["groups"]) > 1:
+                body.append(f"<h3>{esc(g['name'])}</h3>")
+            body.append(
+                imbalance_table(
+                    [
+                        ("T_TOTAL", g["imbalance"]["t_total"]),
+                        ("useful (MAIN + PROC)", g["imbalance"]["useful"]),
+                    ],
+                    "cycles",
+                )
+            )
+    return _section("overall", "".join(body))
+
+
+def _physical(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
+    p = s["physical"]
+    shape = f"{p['num_pes']} PEs"
+    if p["pes_per_node"]:
+        shape += f" ({p['num_nodes']} node(s) of {p['pes_per_node']}, from the logical trace)"
+    body = [f"<p>{num(p['totals']['all']['calls'])} calls on {esc(shape)}.</p>"]
+    fit = p["mesh_fit"]
+    if fit is None and p["pes_per_node_candidates"]:
+        ks = ", ".join(str(k) for k in p["pes_per_node_candidates"])
+        body.append(
+            f'<p class="muted">The node layout is unknown (no logical trace); the trace fits a '
+            f"2D mesh with {ks} PEs per node.</p>"
+        )
+    body.append(_figs(figures, "physical"))
+    rows = []
+    for t in (*p["send_types_present"], "all"):
+        v = p["totals"][t]
+        rows.append(
+            [
+                t,
+                num(v["buffers"]),
+                num(v["bytes"]),
+                num(v.get("links")),
+                num(v["avg_buffer_bytes"], 0),
+            ]
+        )
+    body.append(table(["send type", "calls", "bytes", "links", "bytes per call"], rows, cls="num"))
+    buffers = p["imbalance"]["all"]["buffers"]
+    body.append(
+        imbalance_table([("sent", buffers["sent"]), ("received", buffers["received"])], "buffers")
+    )
+    return _section("physical", "".join(body))
+
+
+def _aggregation(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
+    a = s["aggregation"]
+    t = a["totals"]
+    verdict = (
+        '<p class="error-box">APPROXIMATE: the two traces do not look like one run: '
+        + esc("; ".join(a["comparison"]["reasons"]))
+        + "</p>"
+        if a["comparison"]["approximate"]
+        else "<p>The routed logical messages explain every link: the traces are of one run.</p>"
+    )
+    body = [
+        verdict,
+        f"<p>{num(t['messages'])} logical messages ({num(t['payload_bytes'])} B payload) "
+        f"went out in {num(t['buffers'])} buffers ({num(t['wire_bytes'])} B on the wire): "
+        f"{num(t['messages_per_buffer'], 1)} messages per buffer, wire/payload bytes "
+        f"{num(t['wire_over_payload'])}, average buffer fill {pct(t['avg_buffer_fill'])}.</p>",
+        _figs(figures, "aggregation"),
+    ]
+    return _section("aggregation", "".join(body))
+
+
+def _coverage(s: Mapping[str, Any]) -> str:
+    entries = s["coverage"]
+    totals: dict[str, list[int]] = {}
+    for e in entries:
+        several = len({x["scope"] for x in entries if x["kind"] == e["kind"]}) > 1
+        key = f"{e['kind']}, phase {e['scope']}" if several else e["kind"]
+        row = totals.setdefault(key, [0, 0, 0, 0, 0])
+        row[0] += 1
+        row[1] += e["lines_read"]
+        row[2] += e["lines_blank"]
+        row[3] += sum(e["skipped_expected"].values())
+        row[4] += sum(e["skipped_unexpected"].values())
+    body = [
+        "<p>Every line of every file is read, blank, or skipped with a reason. Program output "
+        "in overall.txt and physical.txt is expected; any other skipped line is a problem.</p>",
+        table(
+            ["trace", "files", "lines read", "blank", "program output", "could not be read"],
+            [[k, num(v[0]), num(v[1]), num(v[2]), num(v[3]), num(v[4])] for k, v in totals.items()],
+            cls="num",
+        ),
+    ]
+    skipped = [e for e in entries if e["lines_skipped"]]
+    if skipped:
+        body.append("<h3>Files with skipped lines</h3>")
+        body.append(_file_table(skipped[:MAX_COVERAGE_ROWS]))
+        if len(skipped) > MAX_COVERAGE_ROWS:
+            body.append(
+                f'<p class="muted">... and {len(skipped) - MAX_COVERAGE_ROWS:,} more '
+                "(all in report.json, coverage).</p>"
+            )
+    if entries:
+        shown = entries[:MAX_COVERAGE_ROWS]
+        more = (
+            ""
+            if len(entries) <= MAX_COVERAGE_ROWS
+            else f'<p class="muted">First {MAX_COVERAGE_ROWS:,} of {len(entries):,} files; '
+            "all are in report.json (coverage).</p>"
+        )
+        body.append(
+            f"<details><summary>Every file ({len(entries):,})</summary>"
+            f"{_file_table(shown)}{more}</details>"
+        )
+    examples = [
+        (e["path"], x)
+        for e in entries
+        for x in e["first_skipped"]
+        if x["reason"] in e["skipped_unexpected"]
+    ]
+    if examples:
+        body.append("<h3>First lines that could not be read</h3>")
+        body.append(
+            '<div class="scroll">'
+            + table(
+                ["file:line", "reason", "text"],
+                [
+                    [
+                        f'<span class="mono">{esc(path)}:{x["line"]}</span>',
+                        esc(x["reason"]),
+                        f'<span class="mono">{esc(x["text"])}</span>',
+                    ]
+                    for path, x in examples[:20]
+                ],
+                raw=True,
+            )
+            + "</div>"
+        )
+    return _section("coverage", "".join(body))
+
+
+def _file_table(entries: Sequence[Mapping[str, Any]]) -> str:
+    rows = []
+    for e in entries:
+        reasons = {**e["skipped_expected"], **e["skipped_unexpected"]}
+        rows.append(
+            [
+                f'<span class="mono">{esc(e["path"])}</span>',
+                esc(e["kind"]),
+                num(e["lines_read"]),
+                num(e["lines_blank"]),
+                num(e["lines_skipped"]),
+                esc(", ".join(f"{n:,} {r}" for r, n in reasons.items()) or "-"),
+            ]
+        )
+    header = ["file", "trace", "read", "blank", "skipped", "reasons"]
+    return f'<div class="scroll">{table(header, rows, raw=True, cls="num")}</div>'
+
+
+def _rules(s: Mapping[str, Any]) -> str:
+    rows = [
+        [r["rule"], "-" if r["threshold"] is None else str(r["threshold"]), r["fires_when"]]
+        for r in s["finding_rules"]
+    ]
+    body = (
+        "<p>Each finding is one rule applied to the numbers of this report; the thresholds are "
+        "fixed (see docs/report.md).</p>" + table(["rule", "threshold", "fires when"], rows)
+    )
+    return _section("rules", body)

@@ -1,0 +1,487 @@
+"""The run report: every trace kind of a run folder read, analysed and judged.
+
+``run_report(path)`` is the Python twin of ``actorprof report``: it finds the
+logical, PAPI, overall and physical traces of a run (in the folder itself or
+its immediate subfolders, every phase and label), builds each kind's view,
+the timeline and, when both traces are there, the aggregation view, and
+gathers a JSON-able summary: the run at a glance, each view's summary, the
+line coverage of every file and the findings of
+:mod:`actorprof.analyze.findings`. Kinds that are absent are listed; a kind
+that is present but cannot be read is reported as an error of that kind
+while the others are still analysed. No plotting, no files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._version import __version__
+from ..analyze.findings import RULES, report_findings
+from ..errors import ActorProfError, NoTraceError, UsageError
+from ..read._files import TraceFile, find_pe_files
+from ..read._report import ReadReport
+from ..read.overall import PROGRAM_OUTPUT
+from ..read.physical import PHYSICAL_FILE_NAME
+from .aggregation import AggregationView, build_aggregation_view, pes_per_node_from_nodes
+from .logical import LogicalView, logical_view
+from .overall import OverallView, overall_view
+from .papi import PapiView, papi_view
+from .physical import PhysicalView, physical_view
+from .timeline import TimelineView, timeline_view
+
+__all__ = [
+    "KINDS",
+    "UNNAMED",
+    "RunReport",
+    "RunTraces",
+    "find_run_traces",
+    "phase_name",
+    "run_report",
+]
+
+#: The trace kinds a run folder may hold, in report order.
+KINDS = ("logical", "papi", "overall", "physical")
+#: Display name of the unnamed phase (files without a phase in their name).
+UNNAMED = "(unnamed)"
+OVERALL_FILE_NAME = "overall.txt"
+
+#: What each kind is and how a run produces it (said when a kind is absent).
+HOW_TO_GET = {
+    "logical": "PE<i>_send.csv: build with -DENABLE_TRACE",
+    "papi": "PE<i>_PAPI.csv: build with -DENABLE_TRACE_PAPI",
+    "overall": "overall.txt: build with -DENABLE_TCOMM_PROFILING and save stdout to overall.txt",
+    "physical": "physical.txt: build with -DENABLE_TRACE_PHYSICAL and save stdout to physical.txt",
+}
+
+
+def phase_name(key: str) -> str:
+    """Display name of a phase key (``""`` is the unnamed phase)."""
+    return key if key else UNNAMED
+
+
+@dataclass(frozen=True)
+class RunTraces:
+    """Where each trace kind of a run is (None: absent).
+
+    ``logical_phases``/``papi_phases`` are the phase keys found (``""`` for
+    the unnamed files); ``notes`` says what was passed over (a second folder
+    holding the same kind).
+    """
+
+    root: Path
+    logical: Path | None = None
+    logical_phases: list[str] = field(default_factory=list)
+    papi: Path | None = None
+    papi_phases: list[str] = field(default_factory=list)
+    overall: Path | None = None
+    physical: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def found(self) -> list[str]:
+        return [k for k in KINDS if getattr(self, k) is not None]
+
+    @property
+    def absent(self) -> list[str]:
+        return [k for k in KINDS if getattr(self, k) is None]
+
+    def location(self, kind: str) -> str | None:
+        """Where ``kind`` is, relative to the run folder (``.`` for the folder itself)."""
+        where: Path | None = getattr(self, kind)
+        if where is None:
+            return None
+        try:
+            return str(where.relative_to(self.root))
+        except ValueError:
+            return str(where)
+
+
+def _pe_files(folder: Path, kind: str) -> dict[str, list[TraceFile]]:
+    try:
+        return find_pe_files(folder, kind)
+    except NoTraceError:
+        return {}
+
+
+def find_run_traces(path: str | PathLike[str]) -> RunTraces:
+    """Find every trace kind in a run folder and its immediate subfolders.
+
+    The folder itself is searched first, then its subfolders in name order
+    (hidden ones skipped), so both the flat layout (all files in the run
+    folder) and the examples' layout (``logical/``, ``papi/``, ``overall/``,
+    ``physical/``) work. The first folder holding a kind wins; later ones are
+    noted.
+
+    Raises
+    ------
+    UsageError
+        ``path`` is not a folder.
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise UsageError(
+            f"{root}: not a folder. Give the run folder (the one holding the traces, or "
+            "logical/, papi/, overall/, physical/ subfolders)."
+        )
+    subfolders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    folders = [root, *subfolders]
+    found: dict[str, Any] = {}
+    notes: list[str] = []
+
+    def take(kind: str, where: Path, extra: dict[str, Any] | None = None) -> None:
+        if kind in found:
+            notes.append(f"{kind} trace also in {where}: not read (using {found[kind]})")
+            return
+        found[kind] = where
+        found.update(extra or {})
+
+    for folder in folders:
+        for kind, pe_kind in (("logical", "send"), ("papi", "papi")):
+            phases = _pe_files(folder, pe_kind)
+            if phases:
+                take(kind, folder, {f"{kind}_phases": list(phases)})
+        for kind, name in (("overall", OVERALL_FILE_NAME), ("physical", PHYSICAL_FILE_NAME)):
+            if (folder / name).is_file():
+                take(kind, folder / name)
+    return RunTraces(root=root, notes=notes, **found)
+
+
+@dataclass
+class RunReport:
+    """Every view of one run; ``errors`` holds the kinds that could not be read."""
+
+    traces: RunTraces
+    logical: dict[str, LogicalView] = field(default_factory=dict)
+    papi: dict[str, PapiView] = field(default_factory=dict)
+    overall: OverallView | None = None
+    physical: PhysicalView | None = None
+    timeline: TimelineView | None = None
+    aggregation: AggregationView | None = None
+    reports: list[tuple[str, str | None, ReadReport]] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+    top: int = 10
+
+    @property
+    def kinds_read(self) -> list[str]:
+        return [k for k in KINDS if getattr(self, k)]
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-able summary (``report.json``), findings included."""
+        s: dict[str, Any] = {
+            "kind": "report",
+            "actorprof_version": __version__,
+            "run": str(self.traces.root),
+            "kinds_found": self.traces.found,
+            "kinds_read": self.kinds_read,
+            "kinds_absent": self.traces.absent,
+            "how_to_get_absent": {k: HOW_TO_GET[k] for k in self.traces.absent},
+            "locations": {k: self.traces.location(k) for k in self.traces.found},
+            "errors": dict(self.errors),
+            "notes": list(self.traces.notes),
+        }
+        s["logical"] = (
+            {"phases": {name: self._logical_summary(v) for name, v in self.logical.items()}}
+            if self.logical
+            else None
+        )
+        s["timeline"] = self._timeline_summary()
+        s["papi"] = (
+            {"phases": {name: _without_files(v.summary()) for name, v in self.papi.items()}}
+            if self.papi
+            else None
+        )
+        s["overall"] = None if self.overall is None else self._overall_summary(self.overall)
+        s["physical"] = (
+            None if self.physical is None else _without_files(self.physical.summary(top=self.top))
+        )
+        s["aggregation"] = (
+            None if self.aggregation is None else _without_files(self.aggregation.summary())
+        )
+        s["coverage"] = self.coverage()
+        s["at_a_glance"] = self._at_a_glance(s)
+        s["findings"] = [f.to_dict() for f in report_findings(s)]
+        s["finding_rules"] = RULES
+        return s
+
+    def _logical_summary(self, view: LogicalView) -> dict[str, Any]:
+        s = _without_files(view.summary(top=self.top))
+        counts = view.counts.to_numpy()
+        s["per_pe"] = {
+            "sent": [int(v) for v in view.pes["sent"]],
+            "received": [int(v) for v in view.pes["received"]],
+        }
+        s["direction"] = {
+            "num_pes": view.num_pes,
+            "upper": int(np.triu(counts, 1).sum()),
+            "lower": int(np.tril(counts, -1).sum()),
+            "diagonal": int(np.trace(counts)),
+        }
+        return s
+
+    def _timeline_summary(self) -> dict[str, Any] | None:
+        if self.timeline is None:
+            return None
+        s = self.timeline.summary()
+        s.pop("files", None)
+        return s
+
+    def _overall_summary(self, view: OverallView) -> dict[str, Any]:
+        s = _without_files(view.summary())
+        for g in s["groups"]:
+            times = view.group_times(g["label"], g["run"])
+            g["pe_fractions"] = {
+                "pe": [int(p) for p in times["pe"]],
+                **{
+                    part: [_finite(v) for v in times[f"{part}_frac"].to_numpy(dtype=np.float64)]
+                    for part in ("main", "comm", "proc")
+                },
+            }
+        return s
+
+    def coverage(self) -> list[dict[str, Any]]:
+        """Every file read: lines read, blank, skipped by reason (expected or not)."""
+        out = []
+        for kind, scope, report in self.reports:
+            normal = set(report.expected_reasons)
+            if kind in ("overall", "physical"):
+                normal.add(PROGRAM_OUTPUT)  # both files are a program's whole stdout
+            for f in report.files:
+                expected = {r: n for r, n in f.skipped.items() if r in normal}
+                unexpected = {r: n for r, n in f.skipped.items() if r not in normal}
+                out.append(
+                    {
+                        "kind": kind,
+                        "scope": scope,
+                        "path": f.path,
+                        "pe": f.pe,
+                        "bytes": f.bytes_read,
+                        "lines_read": f.lines_read,
+                        "lines_blank": f.lines_blank,
+                        "lines_skipped": f.lines_skipped,
+                        "skipped_expected": dict(sorted(expected.items())),
+                        "skipped_unexpected": dict(sorted(unexpected.items())),
+                        "first_skipped": [e.to_dict() for e in f.examples],
+                    }
+                )
+        return out
+
+    def _at_a_glance(self, s: dict[str, Any]) -> dict[str, Any]:
+        glance: dict[str, Any] = {
+            "num_pes": None,
+            "num_pes_from": None,
+            "num_nodes": None,
+            "messages": None,
+            "bytes": None,
+            "duration_s": None,
+            "messages_handled": None,
+            "t_total_max_cycles": None,
+            "physical_buffers": None,
+            "physical_bytes": None,
+        }
+        logical = list(self.logical.values())
+        sources: list[tuple[str, int]] = []
+        if logical:
+            sources.append(("logical", logical[0].num_pes))
+            glance["num_nodes"] = logical[0].num_nodes
+            glance["messages"] = sum(int(v.counts.to_numpy().sum()) for v in logical)
+            glance["bytes"] = sum(int(v.bytes.to_numpy().sum()) for v in logical)
+            durations = [
+                p["totals"]["duration_s"]
+                for p in s["logical"]["phases"].values()
+                if p["totals"]["duration_s"] is not None
+            ]
+            if s["timeline"] is not None and s["timeline"]["messages_timed"]:
+                glance["duration_s"] = s["timeline"]["duration_s"]
+            elif durations:
+                glance["duration_s"] = max(durations)
+        if self.papi:
+            views = list(self.papi.values())
+            sources.append(("papi", views[0].num_pes))
+            glance["messages_handled"] = sum(int(v.pes["messages"].sum()) for v in views)
+        if self.overall is not None:
+            sources.append(("overall", self.overall.num_pes))
+            groups = s["overall"]["groups"]
+            if groups:
+                glance["t_total_max_cycles"] = groups[0]["totals"]["t_total_max_cycles"]
+        if self.physical is not None:
+            sources.append(("physical", self.physical.num_pes))
+            totals = s["physical"]["totals"]["all"]
+            glance["physical_buffers"] = totals["buffers"]
+            glance["physical_bytes"] = totals["bytes"]
+            if glance["num_nodes"] is None:
+                glance["num_nodes"] = self.physical.num_nodes
+        if sources:
+            glance["num_pes_from"], glance["num_pes"] = sources[0]
+            counts = {kind: n for kind, n in sources}
+            if len(set(counts.values())) > 1:
+                glance["num_pes_by_kind"] = counts
+        return glance
+
+
+def _without_files(summary: dict[str, Any]) -> dict[str, Any]:
+    """A view summary without its per-file list (the report has its own coverage)."""
+    return {k: v for k, v in summary.items() if k != "files"}
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
+
+
+def run_report(
+    path: str | PathLike[str],
+    *,
+    num_pes: int | None = None,
+    top: int = 10,
+    timeline: bool = True,
+    jobs: int | None = 1,
+    cache: bool = False,
+    cache_dir: str | PathLike[str] | None = None,
+    scheduler: Any = None,
+) -> RunReport:
+    """Find, read and analyse every trace kind of a run folder.
+
+    Parameters
+    ----------
+    path
+        The run folder: traces in it, or in ``logical/``, ``papi/``,
+        ``overall/``, ``physical/`` (any names) subfolders.
+    num_pes
+        The run's PE count, checked against every trace; None infers it.
+    top
+        Top pairs (logical) and links (physical) kept in the summaries.
+    timeline
+        Also build the timeline of the logical trace (a second, fast pass).
+    jobs, cache, cache_dir, scheduler
+        How the logical trace is read (see :func:`actorprof.logical_view`).
+
+    Returns
+    -------
+    RunReport
+        Kinds that are present but unreadable are in ``errors``.
+
+    Raises
+    ------
+    UsageError
+        ``path`` is not a folder.
+    NoTraceError
+        No trace of any kind is there.
+    ActorProfError
+        Traces are there but none of them could be read.
+
+    Examples
+    --------
+    >>> r = run_report("examples/ig_8pe_2nodes")  # doctest: +SKIP
+    >>> r.summary()["at_a_glance"]["messages"]  # doctest: +SKIP
+    160000
+    """
+    traces = find_run_traces(path)
+    if not traces.found:
+        raise NoTraceError(
+            f"{traces.root}: no trace of any kind found in the folder or its subfolders; "
+            "looked for " + "; ".join(HOW_TO_GET.values()) + ". Is this the run folder?"
+        )
+    run = RunReport(traces=traces, top=top)
+    if traces.logical is not None:
+        _read_logical(run, traces.logical, num_pes, jobs, cache, cache_dir, scheduler)
+        if timeline and run.logical:
+            run.timeline = _guard(
+                run, "timeline", lambda: timeline_view(traces.logical or "", num_pes=num_pes)
+            )
+    if traces.papi is not None:
+        for key in traces.papi_phases:
+            report = ReadReport(kind="papi")
+            view = _guard(
+                run,
+                "papi",
+                lambda key=key, report=report: papi_view(
+                    traces.papi or "", phase=key or None, num_pes=num_pes, report=report
+                ),
+            )
+            if view is not None:
+                _drop_phase_note(report)
+                run.papi[phase_name(key)] = view
+                run.reports.append(("papi", phase_name(key), report))
+    if traces.overall is not None:
+        report = ReadReport(kind="overall")
+        run.overall = _guard(
+            run,
+            "overall",
+            lambda: overall_view(traces.overall or "", num_pes=num_pes, report=report),
+        )
+        if run.overall is not None:
+            run.reports.append(("overall", None, report))
+    if traces.physical is not None:
+        first = next(iter(run.logical.values()), None)
+        k = None if first is None else pes_per_node_from_nodes(first.matrices.pe_node)
+        report = ReadReport(kind="physical")
+        run.physical = _guard(
+            run,
+            "physical",
+            lambda: physical_view(
+                traces.physical or "", num_pes=num_pes, pes_per_node=k, report=report
+            ),
+        )
+        if run.physical is not None:
+            run.reports.append(("physical", None, report))
+            if first is not None:
+                physical = run.physical
+                run.aggregation = _guard(
+                    run, "aggregation", lambda: build_aggregation_view(physical, first)
+                )
+    if not run.kinds_read:
+        raise ActorProfError(
+            f"{traces.root}: traces found ({', '.join(traces.found)}) but none could be read: "
+            + "; ".join(f"{k}: {m}" for k, m in run.errors.items())
+        )
+    return run
+
+
+def _read_logical(
+    run: RunReport,
+    folder: Path,
+    num_pes: int | None,
+    jobs: int | None,
+    cache: bool,
+    cache_dir: str | PathLike[str] | None,
+    scheduler: Any,
+) -> None:
+    for key in run.traces.logical_phases:
+        report = ReadReport(kind="logical")
+        view = _guard(
+            run,
+            "logical",
+            lambda key=key, report=report: logical_view(
+                folder,
+                phase=key or None,
+                num_pes=num_pes,
+                report=report,
+                jobs=jobs,
+                cache=cache,
+                cache_dir=cache_dir,
+                scheduler=scheduler,
+            ),
+        )
+        if view is not None:
+            _drop_phase_note(report)
+            run.logical[phase_name(key)] = view
+            run.reports.append(("logical", phase_name(key), report))
+
+
+def _drop_phase_note(report: ReadReport) -> None:
+    # every phase is read: the reader's "other phases here" hint does not apply
+    report.notes = [n for n in report.notes if "other phases here" not in n]
+
+
+def _guard(run: RunReport, kind: str, build: Any) -> Any:
+    """``build()``, or None with the error recorded for ``kind``."""
+    try:
+        return build()
+    except ActorProfError as exc:
+        previous = run.errors.get(kind)
+        run.errors[kind] = str(exc) if previous is None else f"{previous}; {exc}"
+        return None

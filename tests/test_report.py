@@ -1,0 +1,396 @@
+"""actorprof report: discovery, report.json numbers, the HTML page (parsed, and in Chromium)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from actorprof.cli import main
+from actorprof.errors import NoTraceError, UsageError
+from actorprof.report_html import FigureCollector, render_report
+from actorprof.views.report import find_run_traces, run_report
+
+from ._synthetic import write_logical, write_overall
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+PNG = b"\x89PNG\r\n\x1a\n"
+SECTIONS = {"glance", "findings", "logical", "papi", "overall", "physical", "coverage", "rules"}
+
+
+class Page(HTMLParser):
+    """Section ids, images, text and tags of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sections: list[str] = []
+        self.images: list[dict[str, str]] = []
+        self.tags: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {k: v or "" for k, v in attrs}
+        self.tags.append(tag)
+        if tag == "section":
+            self.sections.append(values["id"])
+        if tag == "img":
+            self.images.append(values)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    @property
+    def all_text(self) -> str:
+        return " ".join(" ".join(self.text).split())
+
+
+def parse(html: str) -> Page:
+    page = Page()
+    page.feed(html)
+    page.close()
+    return page
+
+
+def run_cli(args: list[str]) -> Any:
+    return CliRunner().invoke(main, args)
+
+
+@pytest.fixture(scope="module")
+def ig(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("report_ig")
+    result = run_cli(["report", str(EXAMPLES / "ig_8pe_2nodes"), "-o", str(out), "--no-cache"])
+    assert result.exit_code == 0, result.output
+    return {
+        "result": result,
+        "out": out,
+        "json": json.loads((out / "report.json").read_text()),
+        "html": (out / "report.html").read_text(),
+    }
+
+
+@pytest.fixture(scope="module")
+def histo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("report_histo")
+    result = run_cli(["report", str(EXAMPLES / "histo_4pe"), "-o", str(out), "-q", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    return {
+        "result": result,
+        "out": out,
+        "json": json.loads((out / "report.json").read_text()),
+        "html": (out / "report.html").read_text(),
+    }
+
+
+def texts(report: dict[str, Any]) -> list[str]:
+    return [f["text"] for f in report["findings"]]
+
+
+# ------------------------------------------------------------------ discovery
+
+
+def test_finds_kinds_in_subfolders_and_flat(tmp_path: Path) -> None:
+    traces = find_run_traces(EXAMPLES / "histo_4pe")
+    assert traces.found == ["logical", "papi", "overall"]
+    assert traces.absent == ["physical"]
+    assert traces.location("overall") == "overall/overall.txt"
+    assert traces.logical_phases == [""]
+    flat = tmp_path / "run"
+    write_logical(flat, np.ones((4, 4), dtype=int))
+    write_logical(flat, 2 * np.ones((4, 4), dtype=int), phase="bfs")
+    write_overall(flat, [(10, 80, 10)] * 4)
+    (flat / "sub").mkdir()
+    write_logical(flat / "sub", np.ones((2, 2), dtype=int))
+    traces = find_run_traces(flat)
+    assert traces.found == ["logical", "overall"]
+    assert traces.logical == flat and traces.logical_phases == ["", "bfs"]
+    assert traces.location("logical") == "."
+    assert any("also in" in n and "sub" in n for n in traces.notes)
+
+
+def test_no_trace_and_not_a_folder(tmp_path: Path) -> None:
+    with pytest.raises(NoTraceError, match="no trace of any kind"):
+        run_report(tmp_path)
+    with pytest.raises(UsageError, match="not a folder"):
+        run_report(EXAMPLES / "histo_4pe" / "overall" / "overall.txt")
+
+
+# ------------------------------------------------------------------ report.json: shipped examples
+
+
+def test_ig_report_numbers(ig: dict[str, Any]) -> None:
+    s = ig["json"]
+    assert s["kind"] == "report"
+    assert s["kinds_read"] == ["logical", "physical"]
+    assert s["kinds_absent"] == ["papi", "overall"]
+    assert s["locations"] == {"logical": "logical", "physical": "physical/physical.txt"}
+    g = s["at_a_glance"]
+    assert (g["num_pes"], g["num_nodes"], g["messages"], g["bytes"]) == (8, 2, 160_000, 2_560_000)
+    assert g["duration_s"] == pytest.approx(0.341)
+    assert (g["physical_buffers"], g["physical_bytes"]) == (808, 5_934_784)
+    phase = s["logical"]["phases"]["(unnamed)"]
+    assert phase["per_pe"]["sent"] == [20015, 20000, 19904, 19980, 19934, 20172, 19931, 20064]
+    assert phase["imbalance"]["count"]["sent"]["max_pe"] == 5
+    assert phase["top_pairs"][0] == {
+        "src_pe": 4,
+        "dst_pe": 5,
+        "messages": 2591,
+        "bytes": 41456,
+        "share": pytest.approx(2591 / 160_000),
+    }
+    assert phase["direction"]["diagonal"] == 19_908
+    assert phase["direction"]["upper"] + phase["direction"]["lower"] == 160_000 - 19_908
+    assert s["physical"]["pes_per_node"] == 4 and s["physical"]["mesh_fit"]["fits"] is True
+    assert s["aggregation"]["totals"]["messages_per_buffer"] == pytest.approx(160_000 / 808)
+    assert s["timeline"]["messages_timed"] == 160_000
+    assert [f["rule"] for f in s["findings"]] == ["balanced", "balanced", "mesh", "balanced"]
+    assert "sends are balanced: the busiest PE (PE 5) is at 1.01x the mean" in texts(s)
+
+
+def test_ig_coverage(ig: dict[str, Any]) -> None:
+    coverage = ig["json"]["coverage"]
+    assert [c["kind"] for c in coverage] == ["logical"] * 8 + ["physical"]
+    assert sum(c["lines_read"] for c in coverage if c["kind"] == "logical") == 160_000
+    physical = coverage[-1]
+    assert physical["lines_read"] == 1136
+    assert physical["skipped_expected"] == {"program output": 7}
+    assert physical["skipped_unexpected"] == {}
+    assert not any(f["rule"] == "unread_lines" for f in ig["json"]["findings"])
+
+
+def test_histo_report_numbers(histo: dict[str, Any]) -> None:
+    s = histo["json"]
+    assert s["kinds_read"] == ["logical", "papi", "overall"]
+    assert s["kinds_absent"] == ["physical"]
+    assert "DENABLE_TRACE_PHYSICAL" in s["how_to_get_absent"]["physical"]
+    g = s["at_a_glance"]
+    assert (g["num_pes"], g["num_nodes"], g["messages"], g["messages_handled"]) == (
+        4,
+        1,
+        40_000,
+        40_000,
+    )
+    assert g["t_total_max_cycles"] == 86_670_098
+    group = s["overall"]["groups"][0]
+    assert group["pe_fractions"]["comm"] == pytest.approx(
+        [0.975488, 0.601981, 0.71923, 0.946259], abs=1e-6
+    )
+    assert s["papi"]["phases"]["(unnamed)"]["counters_all_zero"] is True
+    overall_file = next(c for c in s["coverage"] if c["kind"] == "overall")
+    assert overall_file["skipped_expected"] == {"program output": 6}
+    by_rule = {f["rule"]: f for f in s["findings"]}
+    assert by_rule["papi_zero"]["text"].startswith(
+        "all PAPI counters are zero (PAPI_TOT_INS, PAPI_LST_INS): the tracing machine had no "
+        "hardware counters"
+    )
+    assert "COMM is 60-98 % of time on every PE (81 % of all T_TOTAL)" in texts(s)
+    assert any(t.startswith("POP load balance is 0.47") for t in texts(s))
+    assert "unread_lines" not in by_rule
+    assert [f["severity"] for f in s["findings"]] == ["warning"] * 4 + ["info"] * 3
+
+
+def test_cli_stdout_stderr_quiet(ig: dict[str, Any], histo: dict[str, Any]) -> None:
+    out = ig["out"]
+    assert ig["result"].stdout.splitlines() == [str(out / "report.html"), str(out / "report.json")]
+    stderr = ig["result"].stderr
+    assert "read logical, physical; absent: papi, overall" in stderr
+    assert "8 PEs, 2 node(s), 160,000 messages, 2,560,000 bytes, over 0.341 s" in stderr
+    assert histo["result"].stderr == ""
+    assert len(histo["result"].stdout.splitlines()) == 2
+
+
+# ------------------------------------------------------------------ the page, without a browser
+
+
+def test_html_sections_images_numbers(ig: dict[str, Any]) -> None:
+    page = parse(ig["html"])
+    assert set(page.sections) >= SECTIONS | {"timeline", "aggregation"}
+    assert "script" not in page.tags and "link" not in page.tags  # nothing to fetch or run
+    assert "http://" not in ig["html"] and "https://" not in ig["html"]
+    figures = ig["json"]["figures"]
+    assert [(f["section"], f["name"]) for f in figures] == [
+        ("logical", "heatmap"),
+        ("logical", "violin"),
+        ("timeline", "rate"),
+        ("physical", "heatmap"),
+        ("physical", "violin"),
+        ("aggregation", "heatmap"),
+        ("aggregation", "bytes"),
+    ]
+    assert len(page.images) == len(figures)
+    for image, figure in zip(page.images, figures):
+        prefix = "data:image/png;base64,"
+        assert image["src"].startswith(prefix)
+        png = base64.b64decode(image["src"][len(prefix) :], validate=True)
+        assert png[:8] == PNG and len(png) == figure["size_bytes"]
+        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+        assert (width, height) == (figure["width_px"], figure["height_px"])
+        assert image["alt"]
+    text = page.all_text
+    for shown in ("160,000", "2.6 MB", "341.0 ms", "808", "PE 5", "No papi trace in this run"):
+        assert shown in text
+    assert "sends are balanced: the busiest PE (PE 5) is at 1.01x the mean" in text
+
+
+def test_html_of_histo_says_zero_counters(histo: dict[str, Any]) -> None:
+    page = parse(histo["html"])
+    assert set(page.sections) >= SECTIONS
+    text = page.all_text
+    assert "all PAPI counters are zero" in text
+    assert "No physical trace in this run" in text
+    assert "86.7 M" in text and "86,670,098" in text
+
+
+# ------------------------------------------------------------------ partial and broken runs
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = tmp_path_factory.mktemp("broken_run")
+    counts = np.array([[2, 9, 1, 1], [8, 2, 1, 1], [9, 1, 2, 1], [8, 1, 1, 2]])
+    write_logical(run / "logical", counts, extra={1: "0, 1, 0, x, 8, 1.0\nnot a trace line\n"})
+    (run / "overall").mkdir()
+    (run / "overall" / "overall.txt").write_text("the program printed no profile\n")
+    return run
+
+
+def test_partial_report_exit_0_with_errors(broken: Path, tmp_path: Path) -> None:
+    result = run_cli(["report", str(broken), "-o", str(tmp_path), "--no-cache", "--format", "svg"])
+    assert result.exit_code == 0, result.output
+    s = json.loads((tmp_path / "report.json").read_text())
+    assert s["kinds_found"] == ["logical", "overall"]
+    assert s["kinds_read"] == ["logical"]
+    assert "overall.txt" in s["errors"]["overall"]
+    rules = [f["rule"] for f in s["findings"]]
+    assert rules[:2] == ["read_error", "unread_lines"]
+    assert s["findings"][1]["text"].startswith(
+        "2 logical trace line(s) could not be read in 1 file"
+    )
+    assert "PE1_send.csv:" in s["findings"][1]["text"]
+    assert "overall trace not read" in result.stderr
+    page = parse((tmp_path / "report.html").read_text())
+    assert page.images and all(
+        i["src"].startswith("data:image/svg+xml;base64,") for i in page.images
+    )
+    svg = base64.b64decode(page.images[0]["src"].split(",", 1)[1])
+    assert b"<svg" in svg
+    assert "could not be read" in page.all_text
+
+
+def test_exit_1_without_traces_and_2_for_a_file(tmp_path: Path) -> None:
+    result = run_cli(["report", str(tmp_path), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 1
+    assert "no trace of any kind found" in result.stderr
+    result = run_cli(["report", str(EXAMPLES / "histo_4pe" / "overall" / "overall.txt")])
+    assert result.exit_code == 2
+    result = run_cli(
+        ["report", str(EXAMPLES / "histo_4pe"), "--format", "pdf", "-o", str(tmp_path)]
+    )
+    assert result.exit_code == 2 and "png or svg" in result.stderr
+
+
+def test_unreadable_everything_is_exit_1(tmp_path: Path) -> None:
+    (tmp_path / "overall.txt").write_text("no profile here\n")
+    result = run_cli(["report", str(tmp_path), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 1
+    assert "none could be read" in result.stderr
+
+
+def test_phases_and_trend_in_the_python_api(tmp_path: Path) -> None:
+    n = 8
+    # PE i sends to PEs j <= i only: lower-triangular, receives fall with PE id
+    counts = np.tril(np.full((n, n), 20, dtype=int))
+    write_logical(tmp_path, counts, pes_per_node=4)
+    write_logical(tmp_path, np.full((n, n), 3, dtype=int), pes_per_node=4, phase="setup")
+    run = run_report(tmp_path)
+    s = run.summary()
+    assert list(s["logical"]["phases"]) == ["(unnamed)", "setup"]
+    assert s["at_a_glance"]["messages"] == int(counts.sum()) + 3 * n * n
+    assert all("other phases here" not in n for _, _, r in run.reports for n in r.notes)
+    found = texts(s)
+    assert (
+        "the logical matrix is lower-triangular: 100.0 % of the messages between different "
+        "PEs go to a lower PE id (phase (unnamed))"
+    ) in found
+    assert any(
+        t.startswith("receives fall with PE id (Spearman rank correlation -1.00") for t in found
+    )
+    assert any(t.startswith("sends rise with PE id") for t in found)
+    assert "sends are balanced: the busiest PE (PE 0) is at 1.00x the mean (phase setup)" in found
+    html = render_report(s, FigureCollector().figures)  # renders without figures too
+    assert "Phase setup" in html and "Phase (unnamed)" in html
+
+
+# ------------------------------------------------------------------ in a real browser
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed")
+def test_chromium_renders_the_page(ig: dict[str, Any], tmp_path: Path) -> None:
+    shot = tmp_path / "report.png"
+    profile = tempfile.mkdtemp(prefix="chromium-")
+    try:
+        subprocess.run(
+            [
+                "chromium",
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={profile}",
+                f"--screenshot={shot}",
+                "--window-size=1280,2400",
+                (ig["out"] / "report.html").as_uri(),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    import matplotlib.image as mpimg
+
+    pixels = mpimg.imread(shot)
+    assert pixels.shape[:2] == (2400, 1280)
+    # the dark header band on top, the page below, and the embedded heatmap's colours
+    assert pixels[20, 640, :3].mean() < 0.3
+    assert pixels[1200:2400, :, :3].std() > 0.1
+
+
+def test_python_m_actorprof_report(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    write_logical(run, np.array([[1, 2], [3, 4]]))
+    result = subprocess.run(
+        [sys.executable, "-m", "actorprof", "report", str(run), "-o", str(tmp_path), "-q"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(tmp_path / "report.html"), str(tmp_path / "report.json")]
+    s = json.loads((tmp_path / "report.json").read_text())
+    assert s["kinds_read"] == ["logical"]
+    assert s["kinds_absent"] == ["papi", "overall", "physical"]
+    assert s["at_a_glance"]["messages"] == 10 and s["at_a_glance"]["num_pes"] == 2
+
+
+def test_physical_only_run() -> None:
+    s = run_report(EXAMPLES / "histo_16pe_4nodes").summary()
+    assert s["kinds_read"] == ["physical"]
+    assert s["at_a_glance"]["num_pes"] == 16 and s["at_a_glance"]["num_nodes"] is None
+    assert s["at_a_glance"]["num_pes_from"] == "physical"
+    assert s["physical"]["pes_per_node_candidates"] == [4]
+    assert s["physical"]["mesh_fit"] is None  # K unknown without the logical node ids
+    assert s["at_a_glance"]["physical_buffers"] == 448
