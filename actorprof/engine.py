@@ -17,6 +17,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from os import PathLike
+from pathlib import Path
 from typing import Any
 
 from .analyze.matrix import CommAccumulator
@@ -81,6 +82,9 @@ class Engine:
         Files larger than this are read as several ranges.
     block_bytes
         Bytes parsed at once by a worker (memory per worker ~ a few times this).
+    parallel_min_bytes
+        Below this much to read, local processes are not worth starting: the
+        map runs in this process.
     """
 
     jobs: int | None = 1
@@ -89,6 +93,7 @@ class Engine:
     scheduler: Any = None
     split_bytes: int = DEFAULT_SPLIT_BYTES
     block_bytes: int = FAST_BLOCK_BYTES
+    parallel_min_bytes: int = 8 * 1024 * 1024
 
     @property
     def workers(self) -> int:
@@ -167,7 +172,8 @@ def _results(
         left[u.index] += 1
     if progress is not None:
         progress(done_bytes, done_files)
-    for unit, result in _run(units, engine):
+    pending = sum(_size(files[i].path) for i in left)
+    for unit, result in _run(units, engine, serial=pending < engine.parallel_min_bytes):
         parts.setdefault(unit.index, []).append(result)
         done_bytes += result.report.bytes_read
         left[unit.index] -= 1
@@ -224,14 +230,23 @@ def _next_line_start(handle: Any, offset: int) -> int:
     return position
 
 
-def _run(units: list[Unit], engine: Engine) -> Iterator[tuple[Unit, RangeResult]]:
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _run(
+    units: list[Unit], engine: Engine, *, serial: bool = False
+) -> Iterator[tuple[Unit, RangeResult]]:
     """Run the map over ``units``, yielding results as they finish."""
     if not units:
         return
     if engine.scheduler is not None:
         yield from _run_dask(units, engine.scheduler)
         return
-    workers = min(engine.workers, len(units))
+    workers = 1 if serial else min(engine.workers, len(units))
     if workers <= 1:
         for unit in units:
             yield unit, run_unit(unit)

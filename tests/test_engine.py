@@ -63,7 +63,7 @@ WAYS = {
     "serial": Engine(jobs=1),
     "small-blocks": Engine(jobs=1, block_bytes=997),
     "ranges": Engine(jobs=1, split_bytes=40_000, block_bytes=4096),
-    "jobs2-ranges": Engine(jobs=2, split_bytes=150_000),
+    "jobs2-ranges": Engine(jobs=2, split_bytes=150_000, parallel_min_bytes=0),
 }
 
 
@@ -141,7 +141,8 @@ def test_one_file_split_in_many_ranges(tmp_path: Path) -> None:
 
 def test_errors_identical(tmp_path: Path, data: Path) -> None:
     folder = noisy_trace(tmp_path / "run")
-    for kw, way in [({"num_pes": 4}, Engine(jobs=2, split_bytes=300)), ({"num_pes": 2}, Engine())]:
+    jobs2 = Engine(jobs=2, split_bytes=300, parallel_min_bytes=0)
+    for kw, way in [({"num_pes": 4}, jobs2), ({"num_pes": 2}, Engine())]:
         with pytest.raises(TraceFormatError) as ref:
             plain(folder, **kw)
         with pytest.raises(TraceFormatError) as got:
@@ -151,7 +152,7 @@ def test_errors_identical(tmp_path: Path, data: Path) -> None:
     (tmp_path / "bad" / "PE0_send.csv").write_text("0, 0, 0, 1, 8, 1.000000\n")
     (tmp_path / "bad" / "PE1_send.csv").write_text("hello\nworld\n")
     with pytest.raises(TraceFormatError, match=r"PE1_send.csv:1: no line of this file"):
-        engine(tmp_path / "bad", Engine(jobs=2))
+        engine(tmp_path / "bad", Engine(jobs=2, parallel_min_bytes=0))
 
 
 def test_cache_hit_is_identical_and_never_in_the_trace(tmp_path: Path, examples: Path) -> None:
@@ -242,7 +243,7 @@ def test_progress_reports_bytes_and_files(tmp_path: Path) -> None:
     reduce_logical(
         folder,
         report=ReadReport(),
-        engine=Engine(jobs=2, split_bytes=10_000),
+        engine=Engine(jobs=2, split_bytes=10_000, parallel_min_bytes=0),
         progress=lambda b, f: calls.append((b, f)),
     )
     total = sum(p.stat().st_size for p in folder.iterdir())
