@@ -140,6 +140,20 @@ def handle_errors(func: F) -> F:
             raise click.ClickException(
                 "out of memory; try a machine with more memory or fewer PEs at a time"
             ) from exc
+        except BrokenPipeError as exc:
+            raise click.ClickException(
+                "stdout was closed before every written file could be listed (broken pipe); "
+                "the files themselves are complete"
+            ) from exc
+        except OSError as exc:
+            # the system refused something (disk, permissions, limits): not a bug of ours
+            if verbose:
+                traceback.print_exc(file=sys.stderr)
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise click.ClickException(
+                f"{where}{exc.strerror or exc} (the operating system refused; "
+                "rerun with -v for the traceback)"
+            ) from exc
         except Exception as exc:
             if verbose:
                 traceback.print_exc(file=sys.stderr)

@@ -101,17 +101,42 @@ class OutputWriter:
         return self._atomic(self.path(name, "json"), lambda handle: handle.write(text.encode()))
 
     def _atomic(self, target: Path, write: Callable[[Any], Any]) -> Path:
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{target.name}.", suffix=".tmp")
+        """Write to a temporary file beside ``target``, then rename it over ``target``.
+
+        On any failure the temporary file is removed and ``target`` is left as
+        it was (absent, or the previous complete file).
+
+        Raises
+        ------
+        ActorProfError
+            The file cannot be written (disk full, quota, permissions...).
+        """
+        try:
+            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{target.name}.", suffix=".tmp")
+        except OSError as exc:
+            raise self._write_error(target, exc) from exc
         try:
             with os.fdopen(fd, "wb") as handle:
                 write(handle)
             os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; outputs are shared
             os.replace(tmp, target)
-        except BaseException:
+        except BaseException as exc:
             Path(tmp).unlink(missing_ok=True)
+            if isinstance(exc, OSError):
+                raise self._write_error(target, exc) from exc
             raise
         self.written.append(target)
         return target
+
+    def _write_error(self, target: Path, exc: OSError) -> ActorProfError:
+        done = (
+            f" ({len(self.written)} file(s) written before it are complete)" if self.written else ""
+        )
+        return ActorProfError(
+            f"{target}: cannot write this output ({exc.strerror or exc}); nothing half-written "
+            f"was left{done}. Is the disk or quota full? Free space, or choose another folder "
+            "with -o/--output-dir."
+        )
 
 
 def to_jsonable(data: Any) -> Any:

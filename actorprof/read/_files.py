@@ -8,13 +8,20 @@ likewise ``PE<i>_PAPI.csv`` / ``PE<i>_papi.csv`` for the PAPI trace.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import stat
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import NoTraceError, TraceFormatError, UsageError
 from ._report import ReadReport
 
-__all__ = ["TraceFile", "find_pe_files", "format_ranges", "select_phase"]
+__all__ = [
+    "TraceFile",
+    "check_input_path",
+    "find_pe_files",
+    "format_ranges",
+    "select_phase",
+]
 
 _PATTERNS = {
     "send": re.compile(r"PE(?P<pe>[0-9]+)(?:_(?P<phase>.+?))?_send\.(?P<ext>csv|dat)"),
@@ -29,11 +36,17 @@ _DEFAULT = ""  # phase key of the unnamed files
 
 @dataclass(frozen=True)
 class TraceFile:
-    """One per-PE trace file."""
+    """One per-PE trace file.
+
+    ``shadowed`` lists files of the same PE and phase that this one was
+    preferred to (``PE<i>_send.dat`` beside ``PE<i>_send.csv``,
+    ``PE<i>_papi.csv`` beside ``PE<i>_PAPI.csv``): they are not read.
+    """
 
     path: Path
     pe: int
     phase: str | None
+    shadowed: tuple[Path, ...] = ()
 
 
 def find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
@@ -44,16 +57,33 @@ def find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
 
     Raises
     ------
+    UsageError
+        ``path`` does not exist, or is neither a regular file nor a folder.
     NoTraceError
         No file of that kind is there.
+    TraceFormatError
+        The folder cannot be listed (permissions).
     """
     pattern = _PATTERNS[kind]
-    if path.is_file():
-        candidates = [path]
-    elif path.is_dir():
-        candidates = sorted(p for p in path.iterdir() if p.is_file())
+    check_input_path(path)
+    folders: list[Path] = []
+    if path.is_dir():
+        try:
+            entries = sorted(path.iterdir())
+            candidates = []
+            for p in entries:
+                if p.is_file():
+                    candidates.append(p)
+                elif pattern.fullmatch(p.name):
+                    folders.append(p)
+        except OSError as exc:
+            raise TraceFormatError(
+                f"cannot list this folder ({exc.strerror}). Check its permissions "
+                "(ls -ld), or copy the trace somewhere readable.",
+                path=path,
+            ) from exc
     else:
-        raise UsageError(f"{path}: no such file or folder")
+        candidates = [path]
     phases: dict[str, dict[int, TraceFile]] = {}
     for candidate in candidates:
         match = pattern.fullmatch(candidate.name)
@@ -65,14 +95,43 @@ def find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
         chosen = phases.setdefault(phase, {})
         previous = chosen.get(pe)
         # PE<i>_send.csv wins over the old PE<i>_send.dat, PAPI over papi.
-        if previous is None or _rank(found) < _rank(previous):
+        if previous is None:
             chosen[pe] = found
+        elif _rank(found) < _rank(previous):
+            chosen[pe] = replace(found, shadowed=(*previous.shadowed, previous.path))
+        else:
+            chosen[pe] = replace(previous, shadowed=(*previous.shadowed, found.path))
     if not phases:
+        also = ""
+        if folders:
+            names = ", ".join(p.name for p in folders[:3]) + (" ..." if len(folders) > 3 else "")
+            also = f" ({names} {'is a folder' if len(folders) == 1 else 'are folders'}, not a file)"
         raise NoTraceError(
-            f"{path}: no trace file found; looked for {_LOOKED_FOR[kind]}. "
+            f"{path}: no trace file found{also}; looked for {_LOOKED_FOR[kind]}. "
             "Is this the folder the traced program ran in?"
         )
     return {k: [v[pe] for pe in sorted(v)] for k, v in sorted(phases.items())}
+
+
+def check_input_path(path: Path) -> None:
+    """Raise a clear error for a path that is not there or not a file or folder.
+
+    Raises
+    ------
+    UsageError
+        ``path`` does not exist, or is a device, FIFO or socket.
+    """
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError as exc:
+        raise UsageError(f"{path}: no such file or folder") from exc
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be looked at ({exc.strerror})") from exc
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise UsageError(
+            f"{path}: neither a regular file nor a folder (a device, pipe or socket?). "
+            "Pass the trace file itself, or the folder holding it."
+        )
 
 
 def _rank(f: TraceFile) -> int:
@@ -90,6 +149,14 @@ def select_phase(
         The phase does not exist, or several named phases exist and none
         was chosen.
     """
+    files = _choose_phase(found, phase, report)
+    _note_mixed_files(files, report)
+    return files
+
+
+def _choose_phase(
+    found: dict[str, list[TraceFile]], phase: str | None, report: ReadReport
+) -> list[TraceFile]:
     named = [k for k in found if k != _DEFAULT]
     if phase is not None:
         if phase not in found or phase == _DEFAULT:
@@ -101,18 +168,60 @@ def select_phase(
         return found[phase]
     if _DEFAULT in found:
         if named:
-            report.note(
+            _note(
+                report,
                 f"read the unnamed files; other phases here: {', '.join(named)} "
-                "(choose one with --phase NAME)"
+                "(choose one with --phase NAME)",
             )
         return found[_DEFAULT]
     if len(named) == 1:
         report.phase = named[0]
-        report.note(f"only phase {named[0]!r} is here: reading it")
+        _note(report, f"only phase {named[0]!r} is here: reading it")
         return found[named[0]]
     raise UsageError(
         f"several phases and no unnamed files: {_describe(found)}. Choose one with --phase NAME."
     )
+
+
+def _flavour(f: TraceFile) -> str:
+    """``send.csv``, ``send.dat``, ``PAPI.csv`` or ``papi.csv``: how the file is named."""
+    return f.path.name.rsplit("_", 1)[-1]
+
+
+def _note_mixed_files(files: list[TraceFile], report: ReadReport) -> None:
+    """Say which files were not read, and warn when two namings are mixed."""
+    shadowed = [(f, s) for f in files for s in f.shadowed]
+    if shadowed:
+        f, s = shadowed[0]
+        more = f" and {len(shadowed) - 1} more" if len(shadowed) > 1 else ""
+        _note(
+            report,
+            f"not read: {s.name}{more} (the {f.path.name} of the same PE is read instead; "
+            "files of an older runtime or another run?)",
+        )
+    kinds: dict[str, list[int]] = {}
+    for f in files:
+        kinds.setdefault(_flavour(f), []).append(f.pe)
+    if len(kinds) > 1:
+        parts = "; ".join(
+            f"PE {format_ranges(pes)} in *_{name} files" for name, pes in sorted(kinds.items())
+        )
+        _warn(
+            report,
+            f"PE files of two namings are mixed here: {parts}. They are all read as one run: "
+            "are two runs (or two runtime versions) in one folder?",
+        )
+
+
+def _note(report: ReadReport, message: str) -> None:
+    # the file list is looked at more than once per read (CLI, then reader)
+    if message not in report.notes:
+        report.note(message)
+
+
+def _warn(report: ReadReport, message: str) -> None:
+    if message not in report.warnings:
+        report.warn(message)
 
 
 def _describe(found: dict[str, list[TraceFile]]) -> str:
@@ -138,9 +247,12 @@ def check_pe_files(files: list[TraceFile], num_pes: int | None, report: ReadRepo
     missing = [pe for pe in range(num_pes) if pe not in present]
     if missing:
         report.missing_pes = missing
-        report.warn(
-            f"{len(missing)} of {num_pes} PE files missing: PE {format_ranges(missing)} "
-            "(counted as PEs that wrote nothing; were they deleted or is --num-pes wrong?)"
+        phase = files[0].phase if files else None
+        where = f"phase {phase}: " if phase else ""
+        _warn(
+            report,
+            f"{where}{len(missing)} of {num_pes} PE files missing: PE {format_ranges(missing)} "
+            "(counted as PEs that wrote nothing; were they deleted or is --num-pes wrong?)",
         )
 
 

@@ -31,6 +31,7 @@ label). With distinct labels ``run`` is always 0.
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -48,22 +49,28 @@ from ..schema import (
     OVERALL_FRAC_COLUMNS,
     OVERALL_KEY_COLUMNS,
 )
-from ._report import FileReport, ReadReport
+from ._files import check_input_path
+from ._report import MAX_TEXT, NUL_BYTES, FileReport, ReadReport
 
 __all__ = [
     "CUT_LINE",
     "LINE_KINDS",
     "MALFORMED",
+    "NUL_BYTES",
     "PROGRAM_OUTPUT",
+    "TOO_LARGE",
     "describe_group",
     "overall_file",
     "program_output_lines",
     "read_overall",
 ]
 
+OVERALL_FILE_NAME = "overall.txt"
 PROGRAM_OUTPUT = "program output"
 MALFORMED = "malformed profile line"
 CUT_LINE = "last line cut (no line end; the job was probably killed)"
+TOO_LARGE = "number too large"
+_INT64 = (-(2**63), 2**63 - 1)
 
 _INT = r"([+-]?[0-9]+)"
 _NUM = r"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
@@ -122,18 +129,29 @@ def overall_file(path: str | PathLike[str]) -> Path:
     Raises
     ------
     UsageError
-        ``path`` does not exist.
+        ``path`` does not exist, or is neither a regular file nor a folder.
     NoTraceError
-        ``path`` is a folder without ``overall.txt``.
+        ``path`` is a folder without ``overall.txt`` (or where it is a folder).
+    TraceFormatError
+        The folder cannot be looked into.
     """
     path = Path(path)
-    if path.is_file():
-        return path
+    check_input_path(path)
     if not path.is_dir():
-        raise UsageError(f"{path}: no such file or folder")
-    candidate = path / "overall.txt"
-    if candidate.is_file():
-        return candidate
+        return path
+    candidate = path / OVERALL_FILE_NAME
+    try:
+        if candidate.is_file():
+            return candidate
+        if candidate.is_dir():
+            raise NoTraceError(
+                f"{candidate} is a folder, not a file. Pass the file that holds the "
+                "program's stdout (built with -DENABLE_TCOMM_PROFILING) itself."
+            )
+    except OSError as exc:
+        raise TraceFormatError(
+            f"cannot look into this folder ({exc.strerror}). Check its permissions.", path=path
+        ) from exc
     raise NoTraceError(
         f"{path}: no overall.txt here. Pass the file that holds the program's stdout "
         "(built with -DENABLE_TCOMM_PROFILING) itself: actorprof overall run/stdout.log"
@@ -184,6 +202,18 @@ def _parse_body(body: str) -> tuple[str, tuple[object, ...]] | None:
         return "tcomm_cycles", tuple(int(v) for v in values)
     if names == _TCOMM_FRACS and len(values) == 3 and all(map(_FRAC_VALUE.fullmatch, values)):
         return "tcomm_fracs", tuple(float(v) for v in values)
+    return None
+
+
+def _too_large(kind: str, numbers: tuple[object, ...]) -> str | None:
+    """The skip reason when a value does not fit its column (int64, finite float)."""
+    for column, value in zip(LINE_KINDS[kind], numbers, strict=True):
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int) and not _INT64[0] <= value <= _INT64[1]:
+            return f"{TOO_LARGE} for {column} (int64)"
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"{TOO_LARGE} for {column}"
     return None
 
 
@@ -255,18 +285,27 @@ def read_overall(
     file_report = FileReport(str(path))
     report.files.append(file_report)
     rows, problems = _scan(path, file_report, num_pes)
+    if not file_report.lines_read and file_report.skipped.keys() == {NUL_BYTES}:
+        raise TraceFormatError(
+            f"only NUL bytes in this file ({file_report.bytes_read:,} bytes): its data was "
+            "never written (did the node crash, or the disk fill up?). Rerun the program, "
+            "or pass the output of another run.",
+            path=path,
+        )
     if not file_report.lines_read:
         example = file_report.examples[0] if file_report.examples else None
         first = "" if example is None else f" (first skipped line {example.line}: {example.text!r})"
+        empty = "it is empty (0 bytes); " if not file_report.bytes_read else ""
         raise TraceFormatError(
-            "no profile line in this file: expected lines like "
+            f"no profile line in this file: {empty}expected lines like "
             "'<label> [PE0] T_inside_finish (start - done): 123 cycles' or "
             f"'<label> [PE0] TCOMM_PROFILING (T_MAIN, T_COMM, T_PROC, T_TOTAL), ...'{first}. "
             "Was the program built with -DENABLE_TCOMM_PROFILING, and is this its stdout?",
             path=path,
         )
     for number, reason, text in problems[:_MAX_PROBLEM_WARNINGS]:
-        report.warn(f"{path}:{number}: {reason} skipped: {text!r}")
+        shown = text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "..."
+        report.warn(f"{path}:{number}: {reason} skipped: {shown!r}")
     if len(problems) > _MAX_PROBLEM_WARNINGS:
         report.warn(f"{path}: {len(problems) - _MAX_PROBLEM_WARNINGS} more profile line(s) skipped")
     frame = _to_frame(rows)
@@ -301,13 +340,22 @@ def _scan(
         match = _LINE.fullmatch(text) if "[PE" in text else None
         word = _WORD.match(match["body"]) if match else None
         if match is None or word is None:
-            file_report.skip(number, PROGRAM_OUTPUT, text)
+            if "\x00" in text:  # NUL bytes are no one's output: never-written data
+                file_report.skip(number, NUL_BYTES, text)
+                problems.append((number, NUL_BYTES, text))
+            else:
+                file_report.skip(number, PROGRAM_OUTPUT, text)
             continue
         parsed = _parse_body(match["body"])
         if parsed is None or (not ended and not _complete(parsed[0], match["body"])):
             reason = MALFORMED if ended else CUT_LINE
             file_report.skip(number, reason, text)
             problems.append((number, reason, text))
+            continue
+        too_large = _too_large(*parsed)
+        if too_large is not None:
+            file_report.skip(number, too_large, text)
+            problems.append((number, too_large, text))
             continue
         pe = int(match["pe"])
         if num_pes is not None and pe >= num_pes:

@@ -50,11 +50,20 @@ import pyarrow.compute as pc
 
 from ..errors import NoTraceError, TraceFormatError, UsageError
 from ..schema import PHYSICAL_COLUMNS, PHYSICAL_INT_DTYPES, SEND_TYPES
-from ._report import MAX_EXAMPLES, MAX_EXAMPLES_PER_REASON, FileReport, ReadReport
+from ._files import check_input_path
+from ._report import (
+    MAX_EXAMPLES,
+    MAX_EXAMPLES_PER_REASON,
+    MAX_TEXT,
+    NUL_BYTES,
+    FileReport,
+    ReadReport,
+)
 from ._scan import CUT_LINE, NEGATIVE, TOO_LARGE
 
 __all__ = [
     "BROKEN_LINE",
+    "NUL_BYTES",
     "PHYSICAL_FILE_NAME",
     "PROGRAM_OUTPUT",
     "SEND_TYPE_DTYPE",
@@ -99,18 +108,29 @@ def physical_file(path: str | PathLike[str]) -> Path:
     Raises
     ------
     UsageError
-        ``path`` does not exist.
+        ``path`` does not exist, or is neither a regular file nor a folder.
     NoTraceError
-        ``path`` is a folder without ``physical.txt``.
+        ``path`` is a folder without ``physical.txt`` (or where it is a folder).
+    TraceFormatError
+        The folder cannot be looked into.
     """
     path = Path(path)
-    if path.is_file():
-        return path
+    check_input_path(path)
     if not path.is_dir():
-        raise UsageError(f"{path}: no such file or folder")
+        return path
     candidate = path / PHYSICAL_FILE_NAME
-    if candidate.is_file():
-        return candidate
+    try:
+        if candidate.is_file():
+            return candidate
+        if candidate.is_dir():
+            raise NoTraceError(
+                f"{candidate} is a folder, not a file. Pass the physical trace file "
+                "(the program's stdout) itself."
+            )
+    except OSError as exc:
+        raise TraceFormatError(
+            f"cannot look into this folder ({exc.strerror}). Check its permissions.", path=path
+        ) from exc
     raise NoTraceError(
         f"{path}: no {PHYSICAL_FILE_NAME} here. The physical trace is the stdout of a "
         "program built with -DENABLE_TRACE_PHYSICAL: redirect it to physical.txt, or "
@@ -310,13 +330,16 @@ class _Scanner:
         others = pc.take(lines, pa.array(rest))
         blank = _to_bool(pc.match_substring_regex(others, _BLANK_LINE))
         traceish = _to_bool(pc.match_substring_regex(others, _LOOKS_LIKE_TRACE)) & ~blank
-        output = ~blank & ~traceish
+        # NUL bytes are no one's output: blocks of the file that were never written
+        nul = _to_bool(pc.match_substring(others, "\x00")) & ~blank & ~traceish
+        output = ~blank & ~traceish & ~nul
         self.report.lines_blank += int(blank.sum())
         if output.any() and self.first_output is None:
             first = int(rest[int(np.argmax(output))])
             self.first_output = (first_line + first, _line_text(lines, first))
         self._skip_rows(lines, rest[output], first_line, PROGRAM_OUTPUT)
         self._skip_rows(lines, rest[traceish], first_line, BROKEN_LINE)
+        self._skip_rows(lines, rest[nul], first_line, NUL_BYTES)
 
     def _skip_rows(self, lines: Any, rows: np.ndarray, first_line: int, reason: str) -> None:
         """Count ``rows`` under ``reason`` (examples chosen at :meth:`_flush`)."""
@@ -379,19 +402,33 @@ class _Scanner:
 
     def nothing_read(self) -> TraceFormatError:
         """The error for a file without one readable trace line."""
+        if self.report.skipped.keys() == {NUL_BYTES}:
+            return TraceFormatError(
+                f"only NUL bytes in this file ({self.report.bytes_read:,} bytes): its data was "
+                "never written (did the node crash, or the disk fill up?). Rerun the program, "
+                "or pass the output of another run.",
+                path=self.path,
+            )
         problems = self.report.lines_skipped - self.report.skipped.get(PROGRAM_OUTPUT, 0)
         if problems:
             first = next(e for e in self.report.examples if e.reason != PROGRAM_OUTPUT)
             return TraceFormatError(
-                f"no readable trace line: {problems} trace line(s) are broken (first: "
+                f"no readable trace line: {problems} line(s) could not be read (first: "
                 f"{first.reason}: {first.text!r}). Fix the file or rerun the program.",
                 path=self.path,
                 line=first.line,
             )
-        shown = "" if self.first_output is None else f" (first: {self.first_output[1]!r})"
+        text = "" if self.first_output is None else self.first_output[1]
+        text = text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "..."
+        shown = f" (first: {text!r})" if text else ""
+        counted = (
+            f"{self.report.lines_total} line(s), "
+            f"{self.report.skipped.get(PROGRAM_OUTPUT, 0)} of program output{shown}"
+            if self.report.bytes_read
+            else "0 line(s): the file is empty (0 bytes)"
+        )
         return TraceFormatError(
-            f"no trace line in this file: {self.report.lines_total} line(s), "
-            f"{self.report.skipped.get(PROGRAM_OUTPUT, 0)} of program output{shown}. "
+            f"no trace line in this file: {counted}. "
             "A physical trace has lines like 'nonblock_send, 8192, 3, 19'; was the program "
             "built with -DENABLE_TRACE_PHYSICAL, and is this its stdout?",
             path=self.path,
