@@ -208,6 +208,13 @@ def test_tcomm_checks() -> None:
     assert fd.tcomm_findings(0, []) == []
 
 
+def test_empty_trace() -> None:
+    found = fd.empty_findings(0, 3)
+    assert found[0].rule == "empty_trace" and found[0].severity == "warning"
+    assert found[0].text.startswith("the logical trace holds no message (3 file(s) read")
+    assert fd.empty_findings(1, 3) == []
+
+
 def test_mesh() -> None:
     fits = fd.mesh_findings({"pes_per_node": 4, "fits": True})
     assert fits[0].severity == "info" and "fits the Conveyors 2D mesh with 4" in fits[0].text

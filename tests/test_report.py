@@ -305,6 +305,15 @@ def test_unreadable_everything_is_exit_1(tmp_path: Path) -> None:
     assert "none could be read" in result.stderr
 
 
+def test_empty_logical_trace_is_said(tmp_path: Path) -> None:
+    for pe in range(3):
+        (tmp_path / f"PE{pe}_send.csv").write_text("")
+    s = run_report(tmp_path).summary()
+    assert s["at_a_glance"]["messages"] == 0 and s["at_a_glance"]["num_pes"] == 3
+    assert [f["rule"] for f in s["findings"]] == ["empty_trace"]
+    assert s["timeline"]["messages_timed"] == 0
+
+
 def test_phases_and_trend_in_the_python_api(tmp_path: Path) -> None:
     n = 8
     # PE i sends to PEs j <= i only: lower-triangular, receives fall with PE id

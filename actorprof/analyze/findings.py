@@ -30,6 +30,7 @@ rule                          fires when
 ``mesh``                      the physical trace does (not) fit the Conveyors
                               2D mesh
 ``read_error``                a trace kind is present but could not be read
+``empty_trace``               a logical trace (phase) holds no message
 ============================  =================================================
 
 Functions take plain dicts and numbers (the summaries' own shapes), never
@@ -58,6 +59,7 @@ __all__ = [
     "TRIANGULAR_MAX_SHARE",
     "Finding",
     "balance_findings",
+    "empty_findings",
     "mesh_findings",
     "missing_pe_findings",
     "papi_findings",
@@ -153,6 +155,7 @@ RULES: list[dict[str, Any]] = [
         "fires_when": "the physical trace was checked against the Conveyors 2D mesh",
     },
     {"rule": "read_error", "threshold": None, "fires_when": "a trace kind could not be read"},
+    {"rule": "empty_trace", "threshold": 0, "fires_when": "a logical trace holds no message"},
 ]
 
 _ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -557,6 +560,26 @@ def mesh_findings(fit: Mapping[str, Any] | None) -> list[Finding]:
     ]
 
 
+def empty_findings(
+    messages: int, files: int, *, kind: str = "logical", scope: str | None = None
+) -> list[Finding]:
+    """``empty_trace``: the trace was read but holds no message."""
+    if messages:
+        return []
+    return [
+        Finding(
+            "empty_trace",
+            "warning",
+            kind,
+            f"the {kind} trace holds no message ({files} file(s) read, no message line): "
+            f"nothing to analyse{_scoped(scope)}",
+            scope,
+            0.0,
+            0.0,
+        )
+    ]
+
+
 def report_findings(report: Mapping[str, Any]) -> list[Finding]:
     """All findings of a report summary (the dict ``report.json`` holds), most severe first.
 
@@ -578,6 +601,10 @@ def report_findings(report: Mapping[str, Any]) -> list[Finding]:
         out += missing_pe_findings(
             s.get("missing_pes") or [], kind="logical", num_pes=s.get("num_pes"), scope=scope
         )
+        if "totals" in s:
+            out += empty_findings(
+                int(s["totals"]["messages"]), int(s.get("num_files") or 0), scope=scope
+            )
         counts = s["imbalance"]["count"]
         out += balance_findings(
             counts["sent"],

@@ -210,6 +210,7 @@ class RunReport:
 
     def _logical_summary(self, view: LogicalView) -> dict[str, Any]:
         s = _without_files(view.summary(top=self.top))
+        s["num_files"] = len(view.report.files)
         counts = view.counts.to_numpy()
         s["per_pe"] = {
             "sent": [int(v) for v in view.pes["sent"]],
