@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+# The CLI caches reduced traces in the user's cache folder by default: keep
+# the test suite's entries out of the real one (subprocesses inherit this).
+_CACHE = tempfile.mkdtemp(prefix="actorprof-test-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -41,3 +47,7 @@ def snapshot(folder: Path) -> dict[str, tuple[str, int]]:
         for p in sorted(folder.rglob("*"))
         if p.is_file()
     }
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    shutil.rmtree(_CACHE, ignore_errors=True)

@@ -194,7 +194,9 @@ def test_any_bytes_read_or_our_error(data: bytes) -> None:
     assert f.lines_total == data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
 
 
-@pytest.mark.parametrize("data", [b"\x00" * 64 + b"\n", b"\x00\n" * 8, b"\xff\xfe\n"])
+@pytest.mark.parametrize(
+    "data", [b"\x00" * 64, b"\x00" * 64 + b"\n", b"\x00\n" * 8, b"\xff\xfe\n", b"abc"]
+)
 def test_nul_and_binary_garbage(data: bytes) -> None:
     frame, _ = read_bytes(data)
     assert isinstance(frame, ActorProfError)

@@ -158,7 +158,7 @@ def test_number_too_large_and_not_a_number(tmp_path: Path) -> None:
         "not a number in dst_pe": 1,
         "not a number in time_s": 1,
         "number too large for time_s": 1,
-        "wrong number of fields (expected 5 or 6, found 1)": 1,
+        "NUL bytes (file blocks never written; the node probably crashed)": 1,
     }
 
 
@@ -256,3 +256,27 @@ def test_fast_and_exact_paths_agree(tmp_path: Path) -> None:
     fast = read_logical(tmp_path / "a", report=ReadReport())
     exact = read_logical(tmp_path / "b", report=ReadReport())
     pd.testing.assert_frame_equal(fast, exact)
+
+
+def test_nul_bytes_have_their_own_reason(tmp_path: Path) -> None:
+    (tmp_path / "PE0_send.csv").write_bytes(
+        b"0, 0, 0, 1, 8, 1.000000\n\x00\x00\x00\x00\n0, 0, 0, 1, 8, 1.000001\n\x00\x00\x00"
+    )
+    report = ReadReport()
+    assert len(read_logical(tmp_path, report=report)) == 2
+    reason = "NUL bytes (file blocks never written; the node probably crashed)"
+    assert report.files[0].skipped == {reason: 2}
+    assert [e.line for e in report.files[0].examples] == [2, 4]
+
+
+def test_file_of_nul_bytes_only_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "PE0_send.csv").write_bytes(b"\x00" * 4096)
+    with pytest.raises(TraceFormatError, match=r"PE0_send.csv:1: no line of this file.*NUL"):
+        read_logical(tmp_path, report=ReadReport())
+
+
+def test_unended_text_is_not_a_cut_trace_line(tmp_path: Path) -> None:
+    (tmp_path / "PE0_send.csv").write_text("0, 0, 0, 1, 8, 1.000000\nSegmentation fault")
+    report = ReadReport()
+    assert len(read_logical(tmp_path, report=report)) == 1
+    assert report.files[0].skipped == {"wrong number of fields (expected 5 or 6, found 1)": 1}

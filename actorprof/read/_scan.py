@@ -39,8 +39,12 @@ DEFAULT_BLOCK_BYTES = 16 * 1024 * 1024
 _INT_RE = re.compile(rb"[+-]?[0-9]+")
 _FLOAT_RE = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _COMPLETE_TIME_RE = re.compile(rb"[0-9]+\.[0-9]{6}")
+# What the start of a trace line can look like: a line cut by a killed job
+# holds nothing else (NUL bytes or text are another story).
+_TRACE_PREFIX_RE = re.compile(rb"[0-9 \t,.+\-eE]*")
 
 CUT_LINE = "last line cut (no line end; the job was probably killed)"
+NUL_BYTES = "NUL bytes (file blocks never written; the node probably crashed)"
 BAD_FIELDS = "wrong number of fields"
 NOT_A_NUMBER = "not a number"
 NEGATIVE = "negative value"
@@ -234,6 +238,9 @@ def _parse_line(
         report.lines_blank += 1
         return None
     shown = text.decode("utf-8", "backslashreplace")
+    if b"\x00" in text:
+        report.skip(number, NUL_BYTES, shown)
+        return None
     fields = [f.strip() for f in text.split(b",")]
     if not spec.min_fields <= len(fields) <= spec.max_fields:
         report.skip(
@@ -295,7 +302,7 @@ def parse_last_line(
     if not text.strip():
         report.lines_blank += 1
         return _frame([], len(spec.columns), spec), None
-    if not complete:
+    if not complete and _TRACE_PREFIX_RE.fullmatch(text):
         report.skip(number, CUT_LINE, text.decode("utf-8", "backslashreplace"))
         return _frame([], len(spec.columns), spec), None
     return _exact(raw + b"\n", number, spec, report)
