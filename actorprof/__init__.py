@@ -76,6 +76,13 @@ _EXPORTS = {
     # plot
     "plot_heatmap": "plot",
     "plot_violin": "plot",
+    "plot_pe_loads": "plot",
+    "plot_rate": "plot",
+    "plot_timeline_heat": "plot",
+    # time
+    "send_timeline": "analyze.timeline",
+    "timeline_view": "views.timeline",
+    "perfetto_trace": "views.timeline",
     "plot_bytes_bars": "plot",
     "plot_papi_bars": "plot.bars",
     "plot_time_stacked": "plot.bars",
@@ -158,6 +165,7 @@ if TYPE_CHECKING:  # pragma: no cover
         physical_node_matrices,
         physical_pe_totals,
     )
+    from .analyze.timeline import send_timeline
     from .errors import (
         ActorProfError,
         ActorProfWarning,
@@ -165,7 +173,7 @@ if TYPE_CHECKING:  # pragma: no cover
         TraceFormatError,
         UsageError,
     )
-    from .plot import plot_heatmap, plot_violin
+    from .plot import plot_heatmap, plot_pe_loads, plot_rate, plot_timeline_heat, plot_violin
     from .plot.aggregation import plot_bytes_bars
     from .plot.bars import plot_papi_bars, plot_time_stacked
     from .read import FileReport, ReadReport, iter_logical, logical_files, read_logical
@@ -179,3 +187,4 @@ if TYPE_CHECKING:  # pragma: no cover
     from .views.papi import PapiView, papi_view
     from .views.physical import PhysicalView, physical_view
     from .views.report import RunReport, run_report
+    from .views.timeline import perfetto_trace, timeline_view

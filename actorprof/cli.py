@@ -298,7 +298,7 @@ def _write_logical(
     view: Any, out: Any, *, metric: str, level: str, log_scale: bool, top: int
 ) -> None:
     from .output import new_figure
-    from .plot import plot_heatmap, plot_violin
+    from .plot import plot_heatmap, plot_pe_loads, plot_violin
 
     unit = "PE" if level == "pe" else "node"
     value_label = "messages" if metric == "count" else "bytes"
@@ -328,6 +328,16 @@ def _write_logical(
         title=f"Logical {value_label} per {unit}: sent and received{phase}{selfs}",
     )
     out.figure(fig, f"{prefix}violin")
+
+    fig = new_figure(max(7.5, min(14.0, 0.12 * n + 5.0)), 4.5)
+    plot_pe_loads(
+        view.loads(metric, level),
+        ax=fig.axes[0],
+        value_label=value_label,
+        unit_label=unit,
+        title=f"Logical {value_label} sent and received by {unit} id{phase}{selfs}",
+    )
+    out.figure(fig, f"{prefix}loads")
 
     if level == "pe":
         out.csv(view.counts, "counts")

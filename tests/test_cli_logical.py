@@ -32,6 +32,7 @@ def test_logical_on_real_example(examples: Path, tmp_path: Path) -> None:
     assert names == [
         "logical_heatmap.png",
         "logical_violin.png",
+        "logical_loads.png",
         "logical_counts.csv",
         "logical_bytes.csv",
         "logical_pes.csv",
@@ -94,6 +95,7 @@ def test_quiet_node_level_bytes_svg(examples: Path, tmp_path: Path) -> None:
     assert names == [
         "logical_node_heatmap.svg",
         "logical_node_violin.svg",
+        "logical_node_loads.svg",
         "logical_node_counts.csv",
         "logical_node_bytes.csv",
         "logical_nodes.csv",
@@ -224,4 +226,4 @@ def test_real_subprocess(argv0: list[str], data: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
-    assert len(proc.stdout.splitlines()) == 6
+    assert len(proc.stdout.splitlines()) == 7

@@ -16,7 +16,7 @@ from matplotlib.ticker import FuncFormatter
 
 from actorprof.plot._style import format_count, format_thousands, get_ax
 
-__all__ = ["POINTS_MAX", "plot_violin"]
+__all__ = ["POINTS_MAX", "plot_pe_loads", "plot_violin"]
 
 #: ``points=None`` overlays one dot per row up to this many rows.
 POINTS_MAX = 256
@@ -236,3 +236,62 @@ def _data_range(series: list[pd.Series[float]]) -> tuple[float, float]:
         min(float(values.min()) for values in filled),
         max(float(values.max()) for values in filled),
     )
+
+
+def plot_pe_loads(
+    loads: pd.DataFrame,
+    *,
+    ax: Axes | None = None,
+    value_label: str = "messages",
+    unit_label: str = "PE",
+    title: str | None = None,
+) -> Axes:
+    """Each column of ``loads`` against the row id, as steps (one per PE).
+
+    Shows trends over PE ids that a distribution hides (receives falling
+    with PE id, PE 0 overloaded); one ``stairs`` artist per column, so
+    thousands of PEs draw at once. A dashed line marks each column's mean.
+
+    Parameters
+    ----------
+    loads
+        One row per PE (index = PE id), one column per series, e.g.
+        ``sent`` and ``received``. Not modified.
+    ax
+        Axes to draw on (the current one when None).
+    value_label, unit_label, title
+        Axis label parts and title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    ValueError
+        ``loads`` is empty.
+    """
+    if loads.empty:
+        raise ValueError("cannot draw an empty table")
+    ax = get_ax(ax)
+    ids = loads.index.to_numpy()
+    positions = np.arange(len(ids), dtype=np.float64)
+    edges = np.append(positions, len(ids)) - 0.5
+    colours = ("#4c72b0", "#dd8452", "#55a868", "#c44e52")
+    for i, name in enumerate(loads.columns):
+        values = loads[name].to_numpy(dtype=np.float64)
+        colour = colours[i % len(colours)]
+        ax.stairs(values, edges, color=colour, linewidth=1.4, label=str(name), baseline=None)
+        ax.axhline(float(np.nanmean(values)), color=colour, linewidth=0.8, linestyle="--")
+    ax.set_xlim(edges[0], edges[-1])
+    ax.set_ylim(bottom=0)
+    step = max(1, -(-len(ids) // 32))
+    ticks = positions[::step]
+    ax.set_xticks(ticks, [str(ids[int(t)]) for t in ticks])
+    ax.set_xlabel(unit_label)
+    ax.set_ylabel(f"{value_label} per {unit_label}")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: format_count(v)))
+    ax.legend(title="dashed: mean", fontsize="small", title_fontsize="small", frameon=False)
+    if title is not None:
+        ax.set_title(title)
+    return ax
