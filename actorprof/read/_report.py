@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import ActorProfWarning
 
-__all__ = ["NUL_BYTES", "FileReport", "ReadReport", "SkippedLine"]
+__all__ = ["FileReport", "ReadReport", "SkippedLine"]
 
 #: How many skipped lines per reason, and per file, are kept verbatim.
 MAX_EXAMPLES_PER_REASON = 3
@@ -22,9 +22,6 @@ MAX_EXAMPLES = 12
 _MAX_TEXT = 120
 #: Longest text of a line shown in a message (longer: cut, with "...").
 MAX_TEXT = _MAX_TEXT
-#: Skip reason of a line holding NUL bytes where text was expected: blocks of
-#: a file that were allocated but never written (a crashed node, a full disk).
-NUL_BYTES = "NUL bytes (data never written: did the node crash?)"
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,8 @@ from ..schema import (
     OVERALL_KEY_COLUMNS,
 )
 from ._files import check_input_path
-from ._report import MAX_TEXT, NUL_BYTES, FileReport, ReadReport
+from ._report import MAX_TEXT, FileReport, ReadReport
+from ._scan import NUL_BYTES
 
 __all__ = [
     "CUT_LINE",

@@ -55,11 +55,10 @@ from ._report import (
     MAX_EXAMPLES,
     MAX_EXAMPLES_PER_REASON,
     MAX_TEXT,
-    NUL_BYTES,
     FileReport,
     ReadReport,
 )
-from ._scan import CUT_LINE, NEGATIVE, TOO_LARGE
+from ._scan import CUT_LINE, NEGATIVE, NUL_BYTES, TOO_LARGE
 
 __all__ = [
     "BROKEN_LINE",
