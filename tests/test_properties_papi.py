@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from actorprof import ActorProfError, ReadReport, TraceFormatError, read_papi
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def number_of_lines(data: bytes) -> int:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from actorprof import ActorProfError, ReadReport, TraceFormatError, iter_physical
 from actorprof.schema import SEND_TYPES
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def number_of_lines(data: bytes) -> int:
@@ -92,7 +92,7 @@ def test_trace_like_text(data: bytes, num_pes: int | None) -> None:
     read(data, num_pes=num_pes)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(physical_texts(), st.integers(1, 64))
 def test_block_size_never_changes_the_result(data: bytes, block_bytes: int) -> None:
     whole, whole_report = read(data)
