@@ -969,3 +969,33 @@ def test_unlistable_folder_is_a_data_error(
     assert code == 1 and out == ""
     assert_clean(err)
     assert f"Error: {folder}: cannot " in err and "(Permission denied)" in err
+
+
+# --- documentation -------------------------------------------------------------------
+
+
+def test_every_skip_reason_and_exit_code_is_documented() -> None:
+    from actorprof.read import _scan, overall, physical
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "errors.md").read_text()
+    reasons = [
+        _scan.CUT_LINE,
+        _scan.NUL_BYTES,
+        _scan.BAD_FIELDS,
+        _scan.NOT_A_NUMBER,
+        _scan.NEGATIVE,
+        _scan.TOO_LARGE,
+        overall.PROGRAM_OUTPUT,
+        overall.MALFORMED,
+        physical.PROGRAM_OUTPUT,
+        physical.BROKEN_LINE,
+    ]
+    for reason in reasons:
+        assert f"`{reason}" in text, reason
+    for row in ROWS:
+        for reason in (row.counts or {}).values():
+            for name in reason[2]:
+                stem = re.sub(r" (for|in) \w+.*| \(expected.*", "", name)
+                assert stem in text, name
+    for code in ("| 0 |", "| 1 |", "| 2 |"):
+        assert code in text
