@@ -834,6 +834,8 @@ def assert_clean(stderr: str) -> None:
     assert "Traceback" not in stderr
     assert not re.search(r"\b\w*Warning: ", stderr), stderr  # no Python warning leaked
     assert "internal error" not in stderr
+    said = [line for line in stderr.splitlines() if line.startswith("warning: ")]
+    assert len(said) == len(set(said)), stderr  # each warning once
 
 
 @pytest.mark.usefixtures("fast_figures")
@@ -999,3 +1001,40 @@ def test_every_skip_reason_and_exit_code_is_documented() -> None:
                 assert stem in text, name
     for code in ("| 0 |", "| 1 |", "| 2 |"):
         assert code in text
+
+
+def test_long_garbage_is_cut_in_messages(tmp_path: Path) -> None:
+    trace = tmp_path / "physical.txt"
+    trace.write_text("x" * 5000 + "\n")
+    code, _, err = invoke(["physical", str(trace)], tmp_path / "out")
+    assert code == 1 and f"(first: '{'x' * 120}...')" in err and len(err) < 800
+
+
+def test_system_errors_are_not_called_bugs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import actorprof.read.overall as overall
+
+    def refuse(*args: Any, **kws: Any) -> Any:
+        raise OSError(24, "Too many open files", "/proc/self/fd")
+
+    monkeypatch.setattr(overall, "read_overall", refuse)
+    code, out, err = invoke(["overall", str(BAD / "overall_split")], tmp_path)
+    assert code == 1 and out == ""
+    assert (
+        "Error: /proc/self/fd: Too many open files (the operating system refused; rerun with "
+        "-v for the traceback)" in err
+    )
+    assert "bug" not in err and "Traceback" not in err
+    code, _, err = invoke(["overall", str(BAD / "overall_split"), "-v"], tmp_path)
+    assert code == 1 and "Traceback" in err and "OSError: [Errno 24]" in err
+
+
+def test_closed_stdout_is_said_plainly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from actorprof.cli import Console
+
+    def closed(self: Console, paths: list[Path]) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(Console, "wrote", closed)
+    code, _, err = invoke(["overall", str(BAD / "overall_split")], tmp_path)
+    assert code == 1 and "Traceback" not in err
+    assert "stdout was closed before every written file could be listed (broken pipe)" in err
