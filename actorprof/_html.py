@@ -162,7 +162,7 @@ code, .mono { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-siz
   background: #fbfcfd; }
 .card .label { color: var(--muted); font-size: 12px; text-transform: uppercase;
   letter-spacing: .04em; }
-.card .value { font-size: 22px; font-weight: 650; margin-top: 2px; }
+.card .value { font-size: 20px; font-weight: 650; margin-top: 2px; overflow-wrap: anywhere; }
 .card .sub { color: var(--muted); font-size: 12px; }
 .chips > span { display: inline-block; border-radius: 999px; padding: 1px 10px;
   margin: 2px 4px 2px 0; font-size: 13px; border: 1px solid var(--line); }

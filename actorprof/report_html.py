@@ -116,6 +116,8 @@ CAPTIONS = {
     "(columns); totals sent (right column) and received (bottom row).",
     ("logical", "violin"): "Messages sent and received per PE: the spread over PEs, the "
     "median and the busiest PE.",
+    ("logical", "loads"): "Messages sent and received by each PE in PE id order: a trend "
+    "with the PE id or a single hot PE shows here.",
     ("timeline", "rate"): "Send rate of all PEs over time (top) and messages sent by each PE "
     "per time bin (bottom), on the senders' clocks.",
     ("papi", "bars"): "Per PE, MAIN (local work and message construction) and PROC (message "

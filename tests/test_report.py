@@ -217,9 +217,10 @@ def test_html_sections_images_numbers(ig: dict[str, Any]) -> None:
     assert "script" not in page.tags and "link" not in page.tags  # nothing to fetch or run
     assert "http://" not in ig["html"] and "https://" not in ig["html"]
     figures = ig["json"]["figures"]
-    assert [(f["section"], f["name"]) for f in figures] == [
-        ("logical", "heatmap"),
-        ("logical", "violin"),
+    names = [(f["section"], f["name"]) for f in figures]
+    # the logical command's own figures, whatever they are (heatmap and violin first)
+    assert names[:2] == [("logical", "heatmap"), ("logical", "violin")]
+    assert [n for n in names if n[0] != "logical"] == [
         ("timeline", "rate"),
         ("physical", "heatmap"),
         ("physical", "violin"),
