@@ -39,3 +39,28 @@ def test_thousands_of_pes_thin_ticks() -> None:
 def test_empty_is_an_error() -> None:
     with pytest.raises(ValueError):
         plot_pe_loads(pd.DataFrame())
+
+
+def test_violin_ticks_distinct_on_narrow_spread(examples: object) -> None:
+    from actorprof import plot_violin
+
+    loads = pd.DataFrame(
+        {"sent": [20015, 20000, 19904, 20172], "received": [20172, 19904, 20000, 20015]}
+    )
+    ax = Figure().add_subplot()
+    plot_violin(loads, ax=ax)
+    ax.figure.canvas.draw()
+    labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    assert len(labels) == len(set(labels)) >= 3
+    assert all("," in label for label in labels)
+
+
+def test_rate_axis_has_no_offset() -> None:
+    from actorprof import plot_rate, send_timeline
+
+    tl = send_timeline(pd.DataFrame({"src_pe": [0] * 3000, "time_s": np.linspace(5, 5.002, 3000)}))
+    ax = Figure().add_subplot()
+    plot_rate(tl, ax=ax)
+    ax.figure.canvas.draw()
+    assert ax.yaxis.get_offset_text().get_text() == ""
+    assert any(t.get_text().endswith("M") for t in ax.get_yticklabels())

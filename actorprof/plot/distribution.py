@@ -101,8 +101,7 @@ def plot_violin(
     ax.set_ylim(low - 0.05 * span, high + 0.14 * span)
     ax.set_xlabel("")
     ax.set_ylabel(f"{value_label} per {unit_label}")
-    # same compact numbers as the heatmap's colour bars (41.1k, not 41100)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: format_count(v)))
+    ax.yaxis.set_major_formatter(_count_formatter(low, high))
     if title is not None:
         ax.set_title(title)
     return ax
@@ -290,8 +289,20 @@ def plot_pe_loads(
     ax.set_xticks(ticks, [str(ids[int(t)]) for t in ticks])
     ax.set_xlabel(unit_label)
     ax.set_ylabel(f"{value_label} per {unit_label}")
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: format_count(v)))
+    ax.yaxis.set_major_formatter(_count_formatter(0.0, float(np.nanmax(loads.to_numpy()))))
     ax.legend(title="dashed: mean", fontsize="small", title_fontsize="small", frameon=False)
     if title is not None:
         ax.set_title(title)
     return ax
+
+
+def _count_formatter(low: float, high: float) -> FuncFormatter:
+    """Compact tick labels (41.1k, as the heatmap), exact when the range is narrow.
+
+    Three significant digits cannot tell 20,150 from 20,100: when the data
+    spread is under 5 % of its largest value, ticks are written in full.
+    """
+    top = max(abs(low), abs(high))
+    if top > 0 and (high - low) / top < 0.05:
+        return FuncFormatter(lambda v, _pos: format_thousands(v))
+    return FuncFormatter(lambda v, _pos: format_count(v))

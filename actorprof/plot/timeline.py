@@ -6,6 +6,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+from matplotlib.ticker import FuncFormatter
+
+from ._style import format_count
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -72,6 +75,7 @@ def plot_rate(
         )
     ax.set_xlabel("time since first send (s)")
     ax.set_ylabel("messages / s")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: format_count(v)))
     ax.set_ylim(bottom=0)
     ax.margins(x=0)
     if title:
