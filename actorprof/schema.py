@@ -116,7 +116,9 @@ def papi_columns(counters: tuple[str, ...] = DEFAULT_PAPI_COUNTERS) -> tuple[str
     return (*PAPI_BASE_COLUMNS, *counters, "time_s")
 
 
-def papi_dtypes(counters: tuple[str, ...] = DEFAULT_PAPI_COUNTERS) -> dict[str, np.dtype[np.generic]]:
+def papi_dtypes(
+    counters: tuple[str, ...] = DEFAULT_PAPI_COUNTERS,
+) -> dict[str, np.dtype[np.generic]]:
     """Dtypes of a PAPI frame for the given counter names."""
     dtypes: dict[str, np.dtype[np.generic]] = {
         "src_node": np.dtype(np.int32),
