@@ -52,6 +52,7 @@ __all__ = [
     "LOGICAL_COLUMNS",
     "LOGICAL_DTYPES",
     "LOGICAL_INT_COLUMNS",
+    "MAX_MSG_BYTES",
     "MAIN_MAILBOX",
     "MAX_PAPI_COUNTERS",
     "OVERALL_COLUMNS",
@@ -85,6 +86,11 @@ LOGICAL_DTYPES: Final[dict[str, np.dtype[np.generic]]] = {
     "msg_bytes": np.dtype(np.int64),
     "time_s": np.dtype(np.float64),
 }
+
+#: Largest ``msg_bytes`` read as real: ``sizeof(T)`` of a message type. A
+#: larger value is corruption (skipped as "number too large"), and such values
+#: would overflow 64-bit byte totals.
+MAX_MSG_BYTES: Final = 2**32
 
 #: Per-PE table of the logical view (``logical_pes.csv``).
 PE_TABLE_COLUMNS: Final = (

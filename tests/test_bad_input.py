@@ -183,7 +183,7 @@ ROWS: list[Row] = [
                 0,
                 {
                     "number too large for dst_pe (int32)": 1,
-                    "number too large for msg_bytes (int64)": 1,
+                    "number too large for msg_bytes (max 4294967296)": 1,
                     "number too large for time_s": 1,
                 },
             ),
@@ -192,7 +192,7 @@ ROWS: list[Row] = [
         [
             "logical_too_big/PE0_send.csv:2: number too large for dst_pe (int32): "
             "'0, 0, 0, 2147483648, 16, 1700000000.000002'",
-            "logical_too_big/PE0_send.csv:3: number too large for msg_bytes (int64)",
+            "logical_too_big/PE0_send.csv:3: number too large for msg_bytes (max 4294967296)",
             "logical_too_big/PE0_send.csv:4: number too large for time_s: '0, 0, 0, 1, 16, 1e999'",
         ],
     ),

@@ -36,7 +36,7 @@ def oracle_line(text: bytes) -> list[float] | None:
         if not INT.fullmatch(field):
             return None
         v = int(field)
-        lo, hi = INT64 if i == 4 else INT32
+        lo, hi = (INT64[0], 2**32) if i == 4 else INT32
         if v < 0 or not lo <= v <= hi:
             return None
         values.append(v)

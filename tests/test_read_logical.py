@@ -154,7 +154,7 @@ def test_number_too_large_and_not_a_number(tmp_path: Path) -> None:
     skipped = report.files[0].skipped
     assert skipped == {
         "number too large for dst_pe (int32)": 1,
-        "number too large for msg_bytes (int64)": 1,
+        "number too large for msg_bytes (max 4294967296)": 1,
         "not a number in dst_pe": 1,
         "not a number in time_s": 1,
         "number too large for time_s": 1,
@@ -280,3 +280,14 @@ def test_unended_text_is_not_a_cut_trace_line(tmp_path: Path) -> None:
     report = ReadReport()
     assert len(read_logical(tmp_path, report=report)) == 1
     assert report.files[0].skipped == {"wrong number of fields (expected 5 or 6, found 1)": 1}
+
+
+def test_absurd_message_sizes_cannot_overflow_totals(tmp_path: Path) -> None:
+    from actorprof import comm_matrices, iter_logical
+
+    lines = "0, 0, 0, 1, 4611686018427387904, 1.000000\n" * 2 + "0, 0, 0, 1, 8, 1.000000\n"
+    (tmp_path / "PE0_send.csv").write_text(lines)
+    report = ReadReport()
+    mats = comm_matrices(iter_logical(tmp_path, report=report))
+    assert mats.bytes.to_numpy().tolist() == [[0, 8], [0, 0]]
+    assert report.files[0].skipped == {"number too large for msg_bytes (max 4294967296)": 2}

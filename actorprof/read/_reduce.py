@@ -69,10 +69,7 @@ def reduce_range(
     """
     report = FileReport(path, pe=file_pe)
     result = RangeResult(path, start, CommPartial(), report)
-    limits = tuple(
-        int(np.iinfo(spec.dtypes[c]).max)  # type: ignore[type-var]
-        for c in spec.columns[:-1]
-    )
+    limits = tuple(spec.limit(c) for c in spec.columns[:-1])
     table = KeyTable(len(spec.columns) - 1, limits)
     buffer = BlockBuffer()
     key_counts = np.zeros(0, dtype=np.int64)

@@ -64,6 +64,16 @@ class CsvSpec:
     dtypes: dict[str, np.dtype[np.generic]]
     nonnegative: tuple[str, ...]
     optional_last: bool = True
+    #: Tighter upper bounds than the dtype's, for values that cannot be
+    #: real (and whose sums would overflow 64-bit totals).
+    maxima: tuple[tuple[str, int], ...] = ()
+
+    def limit(self, name: str) -> int:
+        """Largest valid value of integer column ``name``."""
+        for column, bound in self.maxima:
+            if column == name:
+                return bound
+        return int(np.iinfo(self.dtypes[name]).max)  # type: ignore[type-var]
 
     @property
     def max_fields(self) -> int:
@@ -204,6 +214,9 @@ def _fast(block: bytes, spec: CsvSpec) -> pd.DataFrame | None:
     for name in spec.nonnegative:
         if (frame[name].to_numpy() < 0).any():
             return None
+    for name, bound in spec.maxima:
+        if (frame[name].to_numpy() > bound).any():
+            return None
     last = frame[spec.columns[-1]].to_numpy()
     if full and not np.isfinite(last).all():
         return None
@@ -270,8 +283,9 @@ def _parse_line(
             report.skip(number, f"{NEGATIVE} in {name}", shown)
             return None
         info = np.iinfo(dtype)  # type: ignore[type-var]
-        if not info.min <= value <= info.max:
-            report.skip(number, f"{TOO_LARGE} for {name} ({dtype.name})", shown)
+        if not info.min <= value <= spec.limit(name):
+            bound = dtype.name if spec.limit(name) == info.max else f"max {spec.limit(name)}"
+            report.skip(number, f"{TOO_LARGE} for {name} ({bound})", shown)
             return None
         values.append(value)
     if len(values) < len(spec.columns):

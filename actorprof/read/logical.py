@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..schema import LOGICAL_COLUMNS, LOGICAL_DTYPES, LOGICAL_INT_COLUMNS
+from ..schema import LOGICAL_COLUMNS, LOGICAL_DTYPES, LOGICAL_INT_COLUMNS, MAX_MSG_BYTES
 from ._files import TraceFile, check_pe_files, find_pe_files, select_phase
 from ._report import FileReport, ReadReport
 from ._scan import DEFAULT_BLOCK_BYTES, CsvSpec, RowCheck, require_trace_lines, scan_csv
@@ -21,6 +21,9 @@ LOGICAL_SPEC = CsvSpec(
     dtypes=dict(LOGICAL_DTYPES),
     nonnegative=tuple(LOGICAL_INT_COLUMNS),
     optional_last=True,
+    # sizeof(T) of one message: beyond 4 GiB it is corruption, and such
+    # values would overflow the 64-bit byte totals.
+    maxima=(("msg_bytes", MAX_MSG_BYTES),),
 )
 
 

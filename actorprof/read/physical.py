@@ -97,6 +97,7 @@ _BLANK_LINE = r"^[ \t\r\f\v]*$"
 # Longest digit strings that always fit: int64 (buffer_bytes), int32 (PE ids).
 _MAX_DIGITS = {"buffer_bytes": 18, "src_pe": 9, "dst_pe": 9}
 _INT32_MAX = int(np.iinfo(np.int32).max)
+MAX_MSG_BYTES = 2**32
 
 
 def physical_file(path: str | PathLike[str]) -> Path:
@@ -294,8 +295,8 @@ class _Scanner:
             safe = pc.if_else(pa.array(too_long), "0", text_values)
             numbers = pc.cast(safe, pa.int64()).to_numpy(zero_copy_only=False)
             negative = numbers < 0
-            if name != "buffer_bytes":
-                too_long |= numbers > _INT32_MAX
+            # a buffer beyond 4 GiB is corruption (and would overflow byte totals)
+            too_long |= numbers > (MAX_MSG_BYTES if name == "buffer_bytes" else _INT32_MAX)
             self._skip_rows(lines, rows[too_long & good], first_line, f"{TOO_LARGE} for {name}")
             good &= ~too_long
             self._skip_rows(lines, rows[negative & good], first_line, f"{NEGATIVE} in {name}")

@@ -176,7 +176,7 @@ class LogicalView:
             pop = "n/a" if m["pop_load_balance"] is None else f"{m['pop_load_balance']:.2f}"
             stragglers = ", ".join(f"PE {p}" for p in m["stragglers"]) or "none"
             lines.append(
-                f"  {side + ':':<9} mean {m['mean']:,.0f}, max {m['max']:,.0f} (PE {m['max_pe']}), "
+                f"  {side + ':':<9} mean {_num(m['mean'])}, max {m['max']:,.0f} (PE {m['max_pe']}), "
                 f"max/mean {ratio}, POP balance {pop}, stragglers: {stragglers}"
             )
         if s["top_pairs"]:
@@ -189,6 +189,11 @@ class LogicalView:
         if skipped:
             lines.append(f"  {skipped:,} line(s) skipped (details in the summary JSON)")
         return lines
+
+
+def _num(value: float) -> str:
+    """``20,000`` for big numbers, ``0.5`` (3 significant digits) for small ones."""
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
 def _check(metric: str, level: str) -> None:
