@@ -49,7 +49,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import NoTraceError, TraceFormatError, UsageError
-from ..schema import PHYSICAL_COLUMNS, PHYSICAL_INT_DTYPES, SEND_TYPES
+from ..schema import MAX_MSG_BYTES, PHYSICAL_COLUMNS, PHYSICAL_INT_DTYPES, SEND_TYPES
 from ._files import check_input_path
 from ._report import (
     MAX_EXAMPLES,
@@ -97,7 +97,6 @@ _BLANK_LINE = r"^[ \t\r\f\v]*$"
 # Longest digit strings that always fit: int64 (buffer_bytes), int32 (PE ids).
 _MAX_DIGITS = {"buffer_bytes": 18, "src_pe": 9, "dst_pe": 9}
 _INT32_MAX = int(np.iinfo(np.int32).max)
-MAX_MSG_BYTES = 2**32
 
 
 def physical_file(path: str | PathLike[str]) -> Path:

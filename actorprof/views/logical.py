@@ -176,7 +176,8 @@ class LogicalView:
             pop = "n/a" if m["pop_load_balance"] is None else f"{m['pop_load_balance']:.2f}"
             stragglers = ", ".join(f"PE {p}" for p in m["stragglers"]) or "none"
             lines.append(
-                f"  {side + ':':<9} mean {_num(m['mean'])}, max {m['max']:,.0f} (PE {m['max_pe']}), "
+                f"  {side + ':':<9} mean {_num(m['mean'])}, "
+                f"max {m['max']:,.0f} (PE {m['max_pe']}), "
                 f"max/mean {ratio}, POP balance {pop}, stragglers: {stragglers}"
             )
         if s["top_pairs"]:
