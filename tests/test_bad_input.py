@@ -103,8 +103,8 @@ ROWS: list[Row] = [
         [
             f"logical_nul/PE0_send.csv:2: {NUL}: '0, 0, \\x00\\x00\\x00, 1, 16, 1700000000.000002'",
             f"logical_nul/PE0_send.csv:3: {NUL}: '" + "\\x00" * 32 + "'",
-            # invalid UTF-8 is shown escaped (as \\xff), NUL and control bytes as \x00
-            f"logical_nul/PE0_send.csv:4: {NUL}: '\\\\xff\\\\xfe\\x00\\x01garbage\\x7f'",
+            # invalid UTF-8 is shown as U+FFFD, NUL and control bytes as \x00 (escaped once)
+            f"logical_nul/PE0_send.csv:4: {NUL}: '\ufffd\ufffd\\x00\\x01garbage\\x7f'",
         ],
     ),
     *each_logical_command(

@@ -74,6 +74,8 @@ class TimelineAccumulator:
         pe = frame[pe_column].to_numpy(dtype=np.int64)
         times = frame["time_s"].to_numpy(dtype=np.float64)
         self.num_pes = max(self.num_pes, int(pe.max()) + 1)
+        if "dst_pe" in frame:  # PEs that only receive still get a (silent) row
+            self.num_pes = max(self.num_pes, int(frame["dst_pe"].max()) + 1)
         timed = np.isfinite(times)
         if not timed.all():
             missing = np.bincount(pe[~timed])

@@ -250,7 +250,7 @@ def _parse_line(
     if not text.strip():
         report.lines_blank += 1
         return None
-    shown = text.decode("utf-8", "backslashreplace")
+    shown = text.decode("utf-8", "replace")
     if b"\x00" in text:
         report.skip(number, NUL_BYTES, shown)
         return None
@@ -317,7 +317,7 @@ def parse_last_line(
         report.lines_blank += 1
         return _frame([], len(spec.columns), spec), None
     if not complete and _TRACE_PREFIX_RE.fullmatch(text):
-        report.skip(number, CUT_LINE, text.decode("utf-8", "backslashreplace"))
+        report.skip(number, CUT_LINE, text.decode("utf-8", "replace"))
         return _frame([], len(spec.columns), spec), None
     return _exact(raw + b"\n", number, spec, report)
 

@@ -334,7 +334,7 @@ def _scan(
     if last:
         numbered.append((len(pieces) + 1, last, False))
     for number, raw, ended in numbered:
-        text = raw.rstrip(b"\r").decode("utf-8", "backslashreplace")
+        text = raw.rstrip(b"\r").decode("utf-8", "replace")
         if not text.strip():
             file_report.lines_blank += 1
             continue

@@ -37,7 +37,7 @@ from ..analyze.aggregation import (
 from ..analyze.imbalance import imbalance
 from ..analyze.matrix import pe_totals
 from ..errors import NoTraceError, UsageError
-from ..read._files import find_pe_files
+from ..read._files import check_input_path, find_pe_files
 from ..read._report import ReadReport
 from ..read.physical import PHYSICAL_FILE_NAME, program_output_lines
 from ..schema import BUFFER_SEND_TYPES, SEND_TYPES
@@ -73,8 +73,7 @@ def aggregation_inputs(
         it looked and which option fixes it).
     """
     root = Path(path)
-    if not root.exists():
-        raise UsageError(f"{root}: no such file or folder")
+    check_input_path(root)
     physical_candidates = (
         [root]
         if root.is_file()

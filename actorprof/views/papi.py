@@ -8,7 +8,7 @@ JSON-able summary. No plotting, no files.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from typing import Any
@@ -175,6 +175,19 @@ class PapiView:
         return lines
 
 
+class _MaxSender:
+    """Remembers the largest src_pe of the chunks it passes on (PEs that only send)."""
+
+    def __init__(self) -> None:
+        self.max_pe = -1
+
+    def track(self, chunks: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        for chunk in chunks:
+            if len(chunk):
+                self.max_pe = max(self.max_pe, int(chunk["src_pe"].max()))
+            yield chunk
+
+
 def build_papi_view(
     chunks: Iterable[pd.DataFrame],
     report: ReadReport,
@@ -187,7 +200,8 @@ def build_papi_view(
 
     ``report`` must be the one the chunks' reader fills.
     """
-    regions = papi_regions(chunks)
+    senders = _MaxSender()
+    regions = papi_regions(senders.track(chunks))
     names = counter_names(regions)
     if not len(regions):
         names = check_counter_names(counters)
@@ -195,7 +209,7 @@ def build_papi_view(
     if num_pes is None:
         from_files = max((f.pe for f in report.files if f.pe is not None), default=-1) + 1
         seen = int(regions["pe"].max()) + 1 if len(regions) else 0
-        n = max(from_files, seen, 1)
+        n = max(from_files, seen, senders.max_pe + 1, 1)
         report.num_pes = n
         report.num_pes_inferred = True
         report.note(
