@@ -48,3 +48,14 @@ def test_invalid_utf8_is_shown_once_escaped(tmp_path: Path) -> None:
     text = report.files[0].examples[0].text
     assert text == "\ufffd\ufffd oops"
     assert "\\\\x" not in "\n".join(report.skipped_summary())
+
+
+def test_papi_counter_sums_cannot_wrap(tmp_path: Path) -> None:
+    big = 2**63 - 1
+    (tmp_path / "PE0_PAPI.csv").write_text(
+        f"0, 0, 0, 0, 8, 0, 0, {big}, 4, 1.000000\n0, 0, 0, 0, 8, 0, 0, {big}, 4, 1.000001\n"
+    )
+    code, out, err = run("papi", str(tmp_path), "-o", str(tmp_path / "out"))
+    assert code == 1 and out == ""
+    assert "PAPI counter totals exceed 64-bit integers" in err and "Traceback" not in err
+    assert not (tmp_path / "out" / "papi_summary.json").exists()

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..errors import ActorProfError
 from ..schema import (
     DEFAULT_PAPI_COUNTERS,
     MAIN_MAILBOX,
@@ -97,10 +98,17 @@ def papi_regions(
     """
     chunks = [data] if isinstance(data, pd.DataFrame) else data
     partials = []
+    running = 0.0  # float shadow of the largest column total: int64 sums wrap silently
     for chunk in chunks:
         if counters is None:
             counters = counter_names(chunk)
         value_columns = ["num_sends", *counters]
+        running += float(chunk[value_columns].to_numpy(dtype=np.float64).sum(axis=0).max(initial=0))
+        if running >= _INT64_SAFE:
+            raise ActorProfError(
+                "PAPI counter totals exceed 64-bit integers: the trace holds implausible "
+                "counter values (corrupted lines?). Check the PAPI files' counter columns."
+            )
         grouped = chunk.groupby(_KEYS, sort=False)
         part = grouped[value_columns].sum()
         part.insert(0, "lines", grouped.size())
@@ -116,6 +124,9 @@ def papi_regions(
     table = table[columns].astype({c: np.int64 for c in columns if c != "region"})
     table["region"] = table["region"].astype(object)
     return table
+
+
+_INT64_SAFE = float(2**62)
 
 
 def _empty_regions(counters: tuple[str, ...]) -> pd.DataFrame:

@@ -280,6 +280,7 @@ def read_overall(
     report = ReadReport(kind="overall") if report is None else report
     report.kind = "overall"
     report.num_pes = num_pes
+    report.expected_reasons.add(PROGRAM_OUTPUT)  # the file is a program's whole stdout
     if num_pes is not None and num_pes < 1:
         raise UsageError(f"--num-pes must be at least 1, got {num_pes}")
     path = overall_file(path_or_dir)

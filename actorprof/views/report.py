@@ -25,7 +25,6 @@ from ..analyze.findings import RULES, report_findings
 from ..errors import ActorProfError, NoTraceError, UsageError
 from ..read._files import TraceFile, find_pe_files
 from ..read._report import ReadReport
-from ..read.overall import PROGRAM_OUTPUT
 from ..read.physical import PHYSICAL_FILE_NAME
 from .aggregation import AggregationView, build_aggregation_view, pes_per_node_from_nodes
 from .logical import LogicalView, logical_view
@@ -248,9 +247,7 @@ class RunReport:
         """Every file read: lines read, blank, skipped by reason (expected or not)."""
         out = []
         for kind, scope, report in self.reports:
-            normal = set(report.expected_reasons)
-            if kind in ("overall", "physical"):
-                normal.add(PROGRAM_OUTPUT)  # both files are a program's whole stdout
+            normal = report.expected_reasons
             for f in report.files:
                 expected = {r: n for r, n in f.skipped.items() if r in normal}
                 unexpected = {r: n for r, n in f.skipped.items() if r not in normal}
