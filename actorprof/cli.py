@@ -118,6 +118,39 @@ def engine_options(func: F) -> F:
     return func
 
 
+log_option = click.option("--log", "log_scale", is_flag=True, help="Logarithmic colour scale.")
+
+
+def phase_option(help_text: str) -> Callable[[F], F]:
+    """``--phase NAME``, spelled the same everywhere; the help says what it selects."""
+    return click.option("--phase", default=None, metavar="NAME", help=help_text)
+
+
+def top_option(help_text: str) -> Callable[[F], F]:
+    """``--top K`` (default 10): how many top pairs or links a summary lists."""
+    return click.option(
+        "--top", type=click.IntRange(min=0), default=10, show_default=True, help=help_text
+    )
+
+
+def sort_option(help_text: str) -> Callable[[F], F]:
+    """``--sort pe|total``: bar order."""
+    return click.option(
+        "--sort",
+        type=click.Choice(["pe", "total"]),
+        default="pe",
+        show_default=True,
+        help=help_text,
+    )
+
+
+def bins_option(default: int, help_text: str) -> Callable[[F], F]:
+    """``--bins N``: time bins."""
+    return click.option(
+        "--bins", type=click.IntRange(min=1), default=default, show_default=True, help=help_text
+    )
+
+
 def handle_errors(func: F) -> F:
     """Turn library errors into click errors (exit 1 data, 2 usage)."""
 
@@ -212,20 +245,9 @@ Examples:
     show_default=True,
     help="Matrix between PEs, or between nodes (from the node columns).",
 )
-@click.option(
-    "--phase",
-    default=None,
-    metavar="NAME",
-    help="Read PE<i>_NAME_send.csv (after new_file_for_selector_trace(NAME)).",
-)
-@click.option("--log", "log_scale", is_flag=True, help="Logarithmic colour scale.")
-@click.option(
-    "--top",
-    type=click.IntRange(min=0),
-    default=10,
-    show_default=True,
-    help="How many top (source, destination) pairs the summary lists.",
-)
+@phase_option("Read PE<i>_NAME_send.csv (after new_file_for_selector_trace(NAME)).")
+@log_option
+@top_option("How many top (source, destination) pairs the summary lists.")
 @handle_errors
 def logical(
     trace_dir: Path,
@@ -362,20 +384,9 @@ Examples:
 @main.command(epilog=TIMELINE_EXAMPLE, context_settings=CONTEXT)
 @click.argument("trace_dir", type=click.Path(exists=True, path_type=Path))
 @common_options
-@click.option(
-    "--phase",
-    default=None,
-    metavar="NAME",
-    help="Only this phase (default: every phase found, on one time axis).",
-)
-@click.option(
-    "--bins",
-    type=click.IntRange(min=1),
-    default=200,
-    show_default=True,
-    help="Time bins in the figure and the CSV.",
-)
-@click.option("--log", "log_scale", is_flag=True, help="Logarithmic colour scale.")
+@phase_option("Only this phase (default: every phase found, on one time axis).")
+@bins_option(200, "Time bins in the figure and the CSV.")
+@log_option
 @handle_errors
 def timeline(
     trace_dir: Path,
@@ -445,16 +456,8 @@ Examples:
     show_default=True,
     help="Format: Chrome Trace Event JSON, for ui.perfetto.dev and chrome://tracing.",
 )
-@click.option(
-    "--phase", default=None, metavar="NAME", help="Only this phase (default: every phase)."
-)
-@click.option(
-    "--bins",
-    type=click.IntRange(min=1),
-    default=1000,
-    show_default=True,
-    help="Time bins per PE (fewer when PEs x bins would make the file too big).",
-)
+@phase_option("Only this phase (default: every phase).")
+@bins_option(1000, "Time bins per PE (fewer when PEs x bins would make the file too big).")
 @handle_errors
 def export(
     trace_dir: Path,
@@ -506,19 +509,8 @@ Examples:
     "[default: PAPI_TOT_INS,PAPI_LST_INS; extra columns become counter3, counter4]",
 )
 @click.option("--by-mailbox", is_flag=True, help="Split the PROC part of each bar per mailbox.")
-@click.option(
-    "--sort",
-    type=click.Choice(["pe", "total"]),
-    default="pe",
-    show_default=True,
-    help="Bar order: PE id, or total (largest first).",
-)
-@click.option(
-    "--phase",
-    default=None,
-    metavar="NAME",
-    help="Read PE<i>_NAME_PAPI.csv (after new_file_for_selector_trace(NAME)).",
-)
+@sort_option("Bar order: PE id, or total (largest first).")
+@phase_option("Read PE<i>_NAME_PAPI.csv (after new_file_for_selector_trace(NAME)).")
 @handle_errors
 def papi(
     trace_dir: Path,
@@ -634,13 +626,7 @@ Examples:
     help="Only the profile lines of this label (--label '' for the empty one). "
     "[default: every label, one row of panels each]",
 )
-@click.option(
-    "--sort",
-    type=click.Choice(["pe", "total"]),
-    default="pe",
-    show_default=True,
-    help="Bar order: PE id, or T_TOTAL (largest first).",
-)
+@sort_option("Bar order: PE id, or T_TOTAL (largest first).")
 @click.option(
     "--cpu-ghz",
     type=click.FloatRange(min=0, min_open=True),
@@ -790,14 +776,8 @@ def pes_per_node_option(func: F) -> F:
     help="Colour of the heatmap and values of the violin: buffers (calls) or their bytes.",
 )
 @pes_per_node_option
-@click.option("--log", "log_scale", is_flag=True, help="Logarithmic colour scale.")
-@click.option(
-    "--top",
-    type=click.IntRange(min=0),
-    default=10,
-    show_default=True,
-    help="How many top links per send type the summary lists.",
-)
+@log_option
+@top_option("How many top links per send type the summary lists.")
 @handle_errors
 def physical(
     trace: Path,
@@ -918,13 +898,8 @@ Examples:
     "TRACE_DIR, or TRACE_DIR/logical.",
 )
 @pes_per_node_option
-@click.option(
-    "--phase",
-    default=None,
-    metavar="NAME",
-    help="Read the logical PE<i>_NAME_send.csv (after new_file_for_selector_trace(NAME)).",
-)
-@click.option("--log", "log_scale", is_flag=True, help="Logarithmic colour scale.")
+@phase_option("Read the logical PE<i>_NAME_send.csv (after new_file_for_selector_trace(NAME)).")
+@log_option
 @handle_errors
 def aggregation(
     trace_dir: Path,
@@ -1049,13 +1024,7 @@ Examples:
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @common_options
 @engine_options
-@click.option(
-    "--top",
-    type=click.IntRange(min=0),
-    default=10,
-    show_default=True,
-    help="How many top pairs (logical) and links (physical) the report lists.",
-)
+@top_option("How many top pairs (logical) and links (physical) the report lists.")
 @handle_errors
 def report(
     run_dir: Path,
@@ -1220,12 +1189,7 @@ Examples:
     metavar="A,B",
     help="Names of the two runs in tables and figures. [default: the folder names]",
 )
-@click.option(
-    "--phase",
-    default=None,
-    metavar="NAME",
-    help="Logical phase to compare (PE<i>_NAME_send.csv). [default: the unnamed files]",
-)
+@phase_option("Logical phase to compare (PE<i>_NAME_send.csv). [default: the unnamed files]")
 @click.option(
     "--label",
     default=None,
