@@ -19,7 +19,7 @@ import numpy as np
 from ..analyze.matrix import CommPartial
 from ._fastscan import BlockBuffer, KeyTable, tokenize_block
 from ._report import MAX_EXAMPLES, MAX_EXAMPLES_PER_REASON, FileReport, SkippedLine
-from ._scan import CsvSpec, parse_block, parse_last_line
+from ._scan import CsvSpec, line_blocks, parse_block, parse_last_line
 
 __all__ = ["FileResult", "RangeResult", "merge_ranges", "reduce_range"]
 
@@ -82,22 +82,13 @@ def reduce_range(
     with handle:
         try:
             handle.seek(start)
-            left = None if stop is None else stop - start
-            carry = b""
-            while left is None or left > 0:
-                data = handle.read(block_bytes if left is None else min(block_bytes, left))
-                if not data:
+            limit = None if stop is None else stop - start
+            for block, last in line_blocks(handle, report, block_bytes, limit=limit):
+                if last:
+                    frame, lines = parse_last_line(block, first_line, spec, report)
+                    if _add_frame(result, frame, lines, first_line, file_pe, num_pes, pe_message):
+                        return result
                     break
-                if left is not None:
-                    left -= len(data)
-                report.bytes_read += len(data)
-                data = carry + data
-                end = data.rfind(b"\n")
-                if end < 0:
-                    carry = data
-                    continue
-                carry = data[end + 1 :]
-                block = data[: end + 1]
                 fast = tokenize_block(
                     block,
                     table,
@@ -129,10 +120,6 @@ def reduce_range(
                 if _add_frame(result, frame, lines, first_line, file_pe, num_pes, pe_message):
                     return result
                 first_line += block.count(b"\n")
-            if carry:
-                frame, lines = parse_last_line(carry, first_line, spec, report)
-                if _add_frame(result, frame, lines, first_line, file_pe, num_pes, pe_message):
-                    return result
         except OSError as exc:
             result.error = (None, f"read failed: {exc.strerror}")
             return result

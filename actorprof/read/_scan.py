@@ -25,6 +25,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
@@ -32,7 +33,14 @@ import pandas as pd
 from ..errors import TraceFormatError
 from ._report import FileReport
 
-__all__ = ["CsvSpec", "parse_block", "parse_last_line", "require_trace_lines", "scan_csv"]
+__all__ = [
+    "CsvSpec",
+    "line_blocks",
+    "parse_block",
+    "parse_last_line",
+    "require_trace_lines",
+    "scan_csv",
+]
 
 DEFAULT_BLOCK_BYTES = 16 * 1024 * 1024
 
@@ -89,6 +97,35 @@ class CsvSpec:
 RowCheck = Callable[[pd.DataFrame], "tuple[int, str] | None"]
 
 
+def line_blocks(
+    handle: BinaryIO, report: FileReport, block_bytes: int, *, limit: int | None = None
+) -> Iterator[tuple[bytes, bool]]:
+    """Blocks of whole lines read from ``handle``, then the unended rest.
+
+    Yields ``(block, False)`` for text ending with a line end, and finally
+    ``(rest, True)`` when the file (or the ``limit`` bytes read) does not end
+    with one. Counts the bytes read in ``report.bytes_read``.
+    """
+    left = limit
+    carry = b""
+    while left is None or left > 0:
+        data = handle.read(block_bytes if left is None else min(block_bytes, left))
+        if not data:
+            break
+        if left is not None:
+            left -= len(data)
+        report.bytes_read += len(data)
+        data = carry + data
+        end = data.rfind(b"\n")
+        if end < 0:
+            carry = data
+            continue
+        carry = data[end + 1 :]
+        yield data[: end + 1], False
+    if carry:
+        yield carry, True
+
+
 def scan_csv(
     path: Path,
     spec: CsvSpec,
@@ -111,25 +148,12 @@ def scan_csv(
     except OSError as exc:
         raise TraceFormatError(f"cannot open: {exc.strerror}", path=path) from exc
     try:
-        carry = b""
-        while True:
-            data = handle.read(block_bytes)
-            if not data:
-                break
-            report.bytes_read += len(data)
-            data = carry + data
-            end = data.rfind(b"\n")
-            if end < 0:
-                carry = data
-                continue
-            carry = data[end + 1 :]
-            block = data[: end + 1]
-            frame = _parse_block(block, first_line, spec, report, path, check)
-            first_line += block.count(b"\n")
-            if len(frame):
-                yield frame
-        if carry:
-            frame = _parse_last_line(carry, first_line, spec, report, path, check)
+        for block, last in line_blocks(handle, report, block_bytes):
+            if last:
+                frame = _parse_last_line(block, first_line, spec, report, path, check)
+            else:
+                frame = _parse_block(block, first_line, spec, report, path, check)
+                first_line += block.count(b"\n")
             if len(frame):
                 yield frame
     except OSError as exc:

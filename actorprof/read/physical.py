@@ -58,7 +58,7 @@ from ._report import (
     FileReport,
     ReadReport,
 )
-from ._scan import CUT_LINE, NEGATIVE, NUL_BYTES, TOO_LARGE
+from ._scan import CUT_LINE, NEGATIVE, NUL_BYTES, TOO_LARGE, line_blocks
 
 __all__ = [
     "BROKEN_LINE",
@@ -249,26 +249,15 @@ class _Scanner:
         except OSError as exc:
             raise TraceFormatError(f"cannot open: {exc.strerror}", path=self.path) from exc
         first_line = 1
-        carry = b""
         try:
-            while True:
-                data = handle.read(block_bytes)
-                if not data:
+            for block, last in line_blocks(handle, self.report, block_bytes):
+                if last:
+                    self._last_line(block, first_line)
                     break
-                self.report.bytes_read += len(data)
-                data = carry + data
-                end = data.rfind(b"\n")
-                if end < 0:
-                    carry = data
-                    continue
-                carry = data[end + 1 :]
-                block = data[: end + 1]
                 frame = self._block(block, first_line)
                 first_line += block.count(b"\n")
                 if len(frame):
                     yield frame
-            if carry:
-                self._last_line(carry, first_line)
         except OSError as exc:
             raise TraceFormatError(f"read failed: {exc.strerror}", path=self.path) from exc
         finally:
