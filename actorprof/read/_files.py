@@ -134,6 +134,37 @@ def check_input_path(path: Path) -> None:
         )
 
 
+def stdout_file(path: Path, name: str, *, pass_file: str, missing: str) -> Path:
+    """The file a stdout-capture reader uses: ``path`` itself, or ``path/<name>``.
+
+    ``pass_file`` ends the message for a folder where the file should be
+    ("Pass the ... itself."); ``missing`` is said when the folder lacks it.
+
+    Raises
+    ------
+    UsageError
+        ``path`` does not exist, or is neither a regular file nor a folder.
+    NoTraceError
+        ``path`` is a folder without ``name`` (or where ``name`` is a folder).
+    TraceFormatError
+        The folder cannot be looked into.
+    """
+    check_input_path(path)
+    if not path.is_dir():
+        return path
+    candidate = path / name
+    try:
+        if candidate.is_file():
+            return candidate
+        if candidate.is_dir():
+            raise NoTraceError(f"{candidate} is a folder, not a file. {pass_file}")
+    except OSError as exc:
+        raise TraceFormatError(
+            f"cannot look into this folder ({exc.strerror}). Check its permissions.", path=path
+        ) from exc
+    raise NoTraceError(f"{path}: no {name} here. {missing}")
+
+
 def _rank(f: TraceFile) -> int:
     return 0 if f.path.suffix == ".csv" and "papi" not in f.path.name else 1
 

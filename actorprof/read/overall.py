@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import ActorProfWarning, NoTraceError, TraceFormatError, UsageError
+from ..errors import ActorProfWarning, TraceFormatError, UsageError
 from ..schema import (
     OVERALL_COLUMNS,
     OVERALL_COUNT_COLUMNS,
@@ -49,7 +49,7 @@ from ..schema import (
     OVERALL_FRAC_COLUMNS,
     OVERALL_KEY_COLUMNS,
 )
-from ._files import check_input_path
+from ._files import stdout_file
 from ._report import MAX_TEXT, FileReport, ReadReport
 from ._scan import NUL_BYTES
 
@@ -136,26 +136,13 @@ def overall_file(path: str | PathLike[str]) -> Path:
     TraceFormatError
         The folder cannot be looked into.
     """
-    path = Path(path)
-    check_input_path(path)
-    if not path.is_dir():
-        return path
-    candidate = path / OVERALL_FILE_NAME
-    try:
-        if candidate.is_file():
-            return candidate
-        if candidate.is_dir():
-            raise NoTraceError(
-                f"{candidate} is a folder, not a file. Pass the file that holds the "
-                "program's stdout (built with -DENABLE_TCOMM_PROFILING) itself."
-            )
-    except OSError as exc:
-        raise TraceFormatError(
-            f"cannot look into this folder ({exc.strerror}). Check its permissions.", path=path
-        ) from exc
-    raise NoTraceError(
-        f"{path}: no overall.txt here. Pass the file that holds the program's stdout "
-        "(built with -DENABLE_TCOMM_PROFILING) itself: actorprof overall run/stdout.log"
+    return stdout_file(
+        Path(path),
+        OVERALL_FILE_NAME,
+        pass_file="Pass the file that holds the program's stdout "
+        "(built with -DENABLE_TCOMM_PROFILING) itself.",
+        missing="Pass the file that holds the program's stdout "
+        "(built with -DENABLE_TCOMM_PROFILING) itself: actorprof overall run/stdout.log",
     )
 
 

@@ -48,9 +48,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import NoTraceError, TraceFormatError, UsageError
+from ..errors import TraceFormatError, UsageError
 from ..schema import MAX_MSG_BYTES, PHYSICAL_COLUMNS, PHYSICAL_INT_DTYPES, SEND_TYPES
-from ._files import check_input_path
+from ._files import stdout_file
 from ._report import (
     MAX_EXAMPLES,
     MAX_EXAMPLES_PER_REASON,
@@ -113,27 +113,12 @@ def physical_file(path: str | PathLike[str]) -> Path:
     TraceFormatError
         The folder cannot be looked into.
     """
-    path = Path(path)
-    check_input_path(path)
-    if not path.is_dir():
-        return path
-    candidate = path / PHYSICAL_FILE_NAME
-    try:
-        if candidate.is_file():
-            return candidate
-        if candidate.is_dir():
-            raise NoTraceError(
-                f"{candidate} is a folder, not a file. Pass the physical trace file "
-                "(the program's stdout) itself."
-            )
-    except OSError as exc:
-        raise TraceFormatError(
-            f"cannot look into this folder ({exc.strerror}). Check its permissions.", path=path
-        ) from exc
-    raise NoTraceError(
-        f"{path}: no {PHYSICAL_FILE_NAME} here. The physical trace is the stdout of a "
-        "program built with -DENABLE_TRACE_PHYSICAL: redirect it to physical.txt, or "
-        "pass the file itself."
+    return stdout_file(
+        Path(path),
+        PHYSICAL_FILE_NAME,
+        pass_file="Pass the physical trace file (the program's stdout) itself.",
+        missing="The physical trace is the stdout of a program built with "
+        "-DENABLE_TRACE_PHYSICAL: redirect it to physical.txt, or pass the file itself.",
     )
 
 
