@@ -458,6 +458,14 @@ Examples:
 )
 @phase_option("Only this phase (default: every phase).")
 @bins_option(1000, "Time bins per PE (fewer when PEs x bins would make the file too big).")
+@click.option(
+    "--papi",
+    "papi_path",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="PAPI trace of the same run (default: TRACE_DIR, if it holds one).",
+)
 @handle_errors
 def export(
     trace_dir: Path,
@@ -469,17 +477,39 @@ def export(
     target: str,
     phase: str | None,
     bins: int,
+    papi_path: Path | None,
 ) -> None:
-    """Export send rates per PE as a trace for Perfetto / chrome://tracing."""
+    """Export send rates per PE as a trace for Perfetto / chrome://tracing.
+
+    With a PAPI trace of the same run (in the same folder, or --papi DIR), each
+    PE also gets a handled/s track (PROC) and a MAIN slice.
+    """
     from .output import OutputWriter
     from .read import ReadReport
-    from .views.timeline import perfetto_trace, timeline_view
+    from .views.timeline import (
+        clock_overlap,
+        find_papi_folder,
+        papi_times,
+        perfetto_trace,
+        timeline_view,
+    )
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="export", fmt=fmt)
     reports: dict[str, ReadReport] = {}
     view = timeline_view(trace_dir, phase=phase, num_pes=num_pes, reports=reports)
-    trace = perfetto_trace(view, bins=bins)
+    papi = None
+    papi_dir = papi_path if papi_path is not None else find_papi_folder(trace_dir)
+    if papi_dir is not None:
+        reports["PAPI"] = ReadReport(kind="papi")
+        papi = papi_times(papi_dir, phase=phase, num_pes=num_pes, report=reports["PAPI"])
+        console.info(f"PAPI regions from {papi_dir}")
+        if not clock_overlap(view, papi):
+            console.warn(
+                f"the PAPI trace in {papi_dir} does not overlap the logical trace in time: "
+                "it is probably from another run, so its tracks are misplaced"
+            )
+    trace = perfetto_trace(view, papi=papi, bins=bins)
     out.json(trace, target)
     console.wrote(out.written)
     for report in reports.values():

@@ -153,3 +153,45 @@ def test_untimed_trace(data: Path, tmp_path: Path) -> None:
     assert "3 messages have no timestamp" in result.stderr
     summary = json.loads((tmp_path / "timeline_summary.json").read_text())
     assert summary["messages_timed"] == 0 and summary["start_epoch_s"] is None
+
+
+def test_export_with_papi_regions(examples: Path, tmp_path: Path) -> None:
+    run_dir = examples / "histo_4pe" / "papi"  # logical + PAPI of one run
+    result = CliRunner().invoke(main, ["export", str(run_dir), "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.stderr
+    assert "PAPI regions from" in result.stderr and "warning" not in result.stderr
+    events = json.loads((tmp_path / "export_perfetto.json").read_text())["traceEvents"]
+    mains = [e for e in events if e["name"] == "MAIN"]
+    assert sorted(e["pid"] for e in mains) == [0, 1, 2, 3]
+    assert all(e["ph"] == "X" and 0 < e["dur"] < 1e6 for e in mains)  # under a second
+    handled = [e for e in events if e["name"] == "handled/s"]
+    assert {e["pid"] for e in handled} == {0, 1, 2, 3}
+
+
+def test_papi_times_and_clock_check(examples: Path) -> None:
+    from actorprof.views.timeline import clock_overlap, papi_times
+
+    papi = papi_times(examples / "histo_4pe" / "papi")
+    # PROC lines per receiving PE: the file's lines minus its MAIN line
+    assert papi.handled.counts.sum().tolist() == [10112, 9923, 9925, 10040]
+    assert sorted(papi.main_end_s) == [0, 1, 2, 3]
+    same_run = timeline_view(examples / "histo_4pe" / "papi")
+    other_run = timeline_view(examples / "histo_4pe" / "logical")
+    assert clock_overlap(same_run, papi)
+    assert not clock_overlap(other_run, papi)
+
+
+def test_export_warns_on_papi_of_another_run(examples: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main,
+        [
+            "export",
+            str(examples / "histo_4pe" / "logical"),
+            "--papi",
+            str(examples / "histo_4pe" / "papi"),
+            "-o",
+            str(tmp_path),
+        ],
+    )
+    assert result.exit_code == 0
+    assert "probably from another run" in result.stderr

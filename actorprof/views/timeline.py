@@ -15,11 +15,21 @@ import numpy as np
 from .._version import __version__
 from ..analyze.imbalance import imbalance
 from ..analyze.timeline import Timeline, TimelineAccumulator, rebin
+from ..errors import ActorProfError
 from ..read._files import find_pe_files
 from ..read._report import ReadReport
 from ..read.logical import iter_logical
 
-__all__ = ["PhaseSpan", "TimelineView", "perfetto_trace", "timeline_view"]
+__all__ = [
+    "PapiTimes",
+    "PhaseSpan",
+    "TimelineView",
+    "clock_overlap",
+    "find_papi_folder",
+    "papi_times",
+    "perfetto_trace",
+    "timeline_view",
+]
 
 
 @dataclass(frozen=True)
@@ -142,8 +152,95 @@ def timeline_view(
     return TimelineView(str(path), timeline, spans, reports)
 
 
+@dataclass(frozen=True)
+class PapiTimes:
+    """When PEs handled messages (PROC) and ended MAIN, from a PAPI trace.
+
+    Attributes
+    ----------
+    handled
+        Handled messages per PE (the receiver, ``dst_pe``) per time bin.
+    main_end_s
+        Epoch time of each PE's MAIN line (written at ``done(0)``).
+    """
+
+    handled: Timeline
+    main_end_s: dict[int, float]
+
+
+def papi_times(
+    path: str | PathLike[str],
+    *,
+    phase: str | None = None,
+    num_pes: int | None = None,
+    report: ReadReport | None = None,
+    base_s: float = 1e-3,
+) -> PapiTimes:
+    """Read a PAPI trace's region end times: PROC lines binned, MAIN ends.
+
+    Raises
+    ------
+    ActorProfError
+        As :func:`actorprof.iter_papi`.
+    """
+    from ..read.papi import iter_papi
+    from ..schema import MAIN_MAILBOX
+
+    acc = TimelineAccumulator(base_s=base_s)
+    main_end: dict[int, float] = {}
+    for chunk in iter_papi(path, phase=phase, num_pes=num_pes, report=report):
+        main = chunk["mailbox"].to_numpy() == MAIN_MAILBOX
+        for pe, t in zip(
+            chunk["dst_pe"].to_numpy()[main], chunk["time_s"].to_numpy()[main], strict=True
+        ):
+            if np.isfinite(t):
+                main_end[int(pe)] = max(float(t), main_end.get(int(pe), float(t)))
+        proc = chunk.loc[~main, ["dst_pe", "time_s"]]
+        acc.add(proc, pe_column="dst_pe")
+    return PapiTimes(acc.result(num_pes), main_end)
+
+
+def find_papi_folder(trace_dir: str | PathLike[str]) -> Path | None:
+    """The folder itself if it also holds a PAPI trace (same run), else None.
+
+    A PAPI trace elsewhere may come from another run: pass it explicitly
+    (``--papi DIR``), and :func:`clock_overlap` tells if the clocks agree.
+    """
+    base = Path(trace_dir)
+    base = base if base.is_dir() else base.parent
+    try:
+        return base if find_pe_files(base, "papi") else None
+    except ActorProfError:
+        return None
+
+
+def clock_overlap(view: TimelineView, papi: PapiTimes) -> bool:
+    """Whether the PAPI trace's times overlap the logical trace's send times.
+
+    Both are wall clocks of the same nodes; traces of one run overlap (the
+    handling of messages interleaves with their sending). No timed sends or
+    no PAPI times: True (nothing to contradict).
+    """
+    start = view.timeline.start_s
+    papi_times_s = list(papi.main_end_s.values())
+    if papi.handled.start_s is not None:
+        papi_times_s += [
+            papi.handled.start_s,
+            papi.handled.start_s + len(papi.handled.counts) * papi.handled.bin_s,
+        ]
+    if start is None or not papi_times_s:
+        return True
+    end = start + len(view.timeline.counts) * view.timeline.bin_s
+    slack = 1.0  # seconds: MAIN ends at done(0), after the last send
+    return min(papi_times_s) <= end + slack and max(papi_times_s) >= start - slack
+
+
 def perfetto_trace(
-    view: TimelineView, *, bins: int = 1000, max_events: int = 2_000_000
+    view: TimelineView,
+    *,
+    papi: PapiTimes | None = None,
+    bins: int = 1000,
+    max_events: int = 2_000_000,
 ) -> dict[str, Any]:
     """Chrome Trace Event JSON (opens in ui.perfetto.dev) of the send rates.
 
@@ -202,6 +299,8 @@ def perfetto_trace(
                 "args": {"messages_per_s": float(value)},
             }
         )
+    if papi is not None:
+        events.extend(_papi_events(view, papi, bins=bins))
     for span in view.phases:
         events.append(
             {
@@ -225,3 +324,67 @@ def perfetto_trace(
             "bin_s": shown.bin_s,
         },
     }
+
+
+def _papi_events(view: TimelineView, papi: PapiTimes, *, bins: int) -> list[dict[str, Any]]:
+    """``handled/s`` counter tracks and MAIN slices, on the logical trace's clock.
+
+    A MAIN slice runs from the PE's first logical send (when message
+    construction visibly started) to its MAIN line (``done(0)``); where the
+    PE sent nothing, or ended MAIN before its first send, an instant event
+    marks the MAIN end instead.
+    """
+    origin = view.timeline.start_s
+    if origin is None:  # no timed send: use the PAPI clock's own start
+        origin = papi.handled.start_s or min(papi.main_end_s.values(), default=0.0)
+    events: list[dict[str, Any]] = []
+    handled = rebin(papi.handled, bins)
+    if handled.start_s is not None:
+        shift_us = (handled.start_s - origin) * 1e6
+        times_us = handled.counts.index.to_numpy(dtype=np.float64) * 1e6 + shift_us
+        rates = handled.counts.to_numpy() / handled.bin_s
+        for column, pe_id in enumerate(handled.counts.columns):
+            previous = None
+            for ts, value in zip(times_us, rates[:, column], strict=True):
+                if value != previous and ts >= 0:
+                    events.append(
+                        {
+                            "ph": "C",
+                            "name": "handled/s",
+                            "pid": int(pe_id),
+                            "tid": 0,
+                            "ts": float(ts),
+                            "args": {"messages_per_s": float(value)},
+                        }
+                    )
+                    previous = value
+    first, _ = view.pe_first_last()
+    for pe, end_s in sorted(papi.main_end_s.items()):
+        end_us = (end_s - origin) * 1e6
+        start_rel = first[pe] if pe < len(first) else np.nan
+        if np.isfinite(start_rel) and start_rel * 1e6 <= end_us:
+            events.append(
+                {
+                    "ph": "X",
+                    "name": "MAIN",
+                    "cat": "region",
+                    "pid": pe,
+                    "tid": 1,
+                    "ts": float(start_rel * 1e6),
+                    "dur": float(end_us - start_rel * 1e6),
+                    "args": {"note": "from the first send to done(0)"},
+                }
+            )
+        elif end_us >= 0:
+            events.append(
+                {
+                    "ph": "i",
+                    "name": "MAIN end",
+                    "cat": "region",
+                    "pid": pe,
+                    "tid": 1,
+                    "ts": float(end_us),
+                    "s": "t",
+                }
+            )
+    return events
