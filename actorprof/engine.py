@@ -22,8 +22,9 @@ from typing import Any
 
 from .analyze.matrix import CommAccumulator
 from .errors import TraceFormatError, UsageError
+from .read._fastscan import FAST_BLOCK_BYTES
 from .read._files import TraceFile
-from .read._reduce import FAST_BLOCK_BYTES, FileResult, RangeResult, merge_ranges, reduce_range
+from .read._reduce import FileResult, RangeResult, merge_ranges, reduce_range
 from .read._report import ReadReport
 from .read._scan import require_trace_lines
 from .read.logical import LOGICAL_SPEC, logical_files, pe_limit_message

@@ -195,3 +195,14 @@ def test_export_warns_on_papi_of_another_run(examples: Path, tmp_path: Path) -> 
     )
     assert result.exit_code == 0
     assert "probably from another run" in result.stderr
+
+
+def test_bin_edges_are_exact() -> None:
+    # 0.003 s is 3 bins of 1 ms exactly; float division would put some of
+    # these (x.003 / 0.001 = 2999.9999...) one bin early
+    # (float division mis-bins 542 of the 4,000 whole milliseconds of 4 seconds)
+    times = [1795245597.008, 1795245597.018, 1795245597.031, 1795245597.064]
+    for t in times:
+        tl = send_timeline(frame([0], [t]))
+        assert tl.start_s is not None
+        assert round(tl.start_s * 1e6) == round(t * 1e6)  # the bin starts at t itself

@@ -1,6 +1,7 @@
 """Messages over time: a streaming, mergeable histogram of send times per PE.
 
-Times are binned on absolute epoch bins of width ``base_s * 2**k``; the
+Times are binned on absolute epoch bins of width ``base_s * 2**k``
+(computed on whole microseconds, the traces' resolution); the
 width doubles (neighbouring bins merge) whenever more than ``max_bins``
 distinct time bins are held, so memory stays bounded however long the run,
 and two accumulators always merge exactly (bring both to the coarser width,
@@ -53,9 +54,12 @@ class TimelineAccumulator:
     """Accumulate (pe, time) pairs chunk by chunk; see the module docstring."""
 
     def __init__(self, *, base_s: float = 1e-3, max_bins: int = 100_000) -> None:
-        if base_s <= 0 or max_bins < 2:
-            raise ValueError("base_s must be > 0 and max_bins >= 2")
+        if round(base_s * 1e6) < 1 or max_bins < 2:
+            raise ValueError("base_s must be at least 1e-6 and max_bins >= 2")
         self.base_s = base_s
+        # bins are counted on integer microseconds: a 6-decimal time lies exactly
+        # on a bin edge as often as the clock says so, never by float rounding
+        self._base_us = round(base_s * 1e6)
         self.max_bins = max_bins
         self.level = 0
         self._keys = np.zeros(0, dtype=np.int64)
@@ -65,7 +69,7 @@ class TimelineAccumulator:
 
     @property
     def bin_s(self) -> float:
-        return self.base_s * float(2**self.level)
+        return (self._base_us << self.level) / 1e6
 
     def add(self, frame: pd.DataFrame, *, pe_column: str = "src_pe") -> None:
         """Add a chunk with ``time_s`` and ``pe_column`` (not modified)."""
@@ -83,7 +87,8 @@ class TimelineAccumulator:
                 self._untimed[int(i)] = self._untimed.get(int(i), 0) + int(missing[i])
         if not timed.any():
             return
-        bins = np.floor(times[timed] / self.bin_s).astype(np.int64)
+        micros = np.rint(times[timed] * 1e6).astype(np.int64)
+        bins = micros // (self._base_us << self.level)
         keys, counts = np.unique(pe[timed] * _PE_SHIFT + bins, return_counts=True)
         self._absorb(keys, counts)
 

@@ -35,6 +35,10 @@ __all__ = ["FastBlock", "KeyTable", "tokenize_block"]
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
 
+#: Text per block on the fast route (the tokenizer's sweet spot).
+FAST_BLOCK_BYTES = 512 * 1024
+
+
 _PAD = 32  # zero bytes after a block, so 8-byte loads never run past it
 _MAX_KEY = 24  # bytes of integer fields handled by the fast path (three words)
 _MAX_INT_DIGITS = 10  # time_s integer digits: keeps microseconds below 2**53

@@ -17,14 +17,13 @@ from pathlib import Path
 import numpy as np
 
 from ..analyze.matrix import CommPartial
-from ._fastscan import BlockBuffer, KeyTable, tokenize_block
+from ._fastscan import FAST_BLOCK_BYTES, BlockBuffer, KeyTable, tokenize_block
 from ._report import MAX_EXAMPLES, MAX_EXAMPLES_PER_REASON, FileReport, SkippedLine
 from ._scan import CsvSpec, line_blocks, parse_block, parse_last_line
 
 __all__ = ["FileResult", "RangeResult", "merge_ranges", "reduce_range"]
 
 #: Blocks of the fast route: small enough for numpy's temporaries to stay in cache.
-FAST_BLOCK_BYTES = 512 * 1024
 
 
 @dataclass

@@ -35,6 +35,7 @@ from ._report import FileReport
 
 __all__ = [
     "CsvSpec",
+    "apply_check",
     "line_blocks",
     "parse_block",
     "parse_last_line",
@@ -171,7 +172,7 @@ def _parse_block(
     check: RowCheck | None,
 ) -> pd.DataFrame:
     frame, lines = parse_block(block, first_line, spec, report)
-    _apply_check(frame, lines, first_line, path, check)
+    apply_check(frame, lines, first_line, path, check)
     return frame
 
 
@@ -190,7 +191,7 @@ def parse_block(
     return frame, None
 
 
-def _apply_check(
+def apply_check(
     frame: pd.DataFrame,
     lines: np.ndarray | None,
     first_line: int,
@@ -326,7 +327,7 @@ def _parse_last_line(
     check: RowCheck | None,
 ) -> pd.DataFrame:
     frame, lines = parse_last_line(raw, number, spec, report)
-    _apply_check(frame, lines, number, path, check)
+    apply_check(frame, lines, number, path, check)
     return frame
 
 
