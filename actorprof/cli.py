@@ -918,6 +918,7 @@ Examples:
 @main.command(epilog=AGGREGATION_EXAMPLE, context_settings=CONTEXT)
 @click.argument("trace_dir", type=click.Path(exists=True, path_type=Path))
 @common_options
+@engine_options
 @click.option(
     "--logical",
     "logical_dir",
@@ -938,6 +939,10 @@ def aggregation(
     fmt: str,
     quiet: bool,
     verbose: bool,
+    jobs: int,
+    cache_dir: Path | None,
+    no_cache: bool,
+    scheduler: str | None,
     logical_dir: Path | None,
     pes_per_node: int | None,
     phase: str | None,
@@ -950,15 +955,16 @@ def aggregation(
     with --logical. Without --pes-per-node, K comes from the logical trace's node ids.
     """
     from ._progress import Progress
+    from .engine import Engine, reduce_logical
     from .output import OutputWriter
-    from .read import ReadReport, iter_logical, logical_files
+    from .read import ReadReport, logical_files
     from .read.physical import iter_physical
     from .views.aggregation import (
         aggregation_inputs,
         build_aggregation_view,
         pes_per_node_from_nodes,
     )
-    from .views.logical import build_logical_view
+    from .views.logical import view_from_accumulator
     from .views.physical import build_physical_view
 
     console = Console(quiet=quiet, verbose=verbose)
@@ -968,19 +974,24 @@ def aggregation(
     lreport = ReadReport(kind="logical")
     preport = ReadReport(kind="physical")
     files = logical_files(logical_path, phase=phase, num_pes=num_pes, report=lreport)
+    done = [0, 0]  # logical bytes and files, from the engine
     progress = Progress(
         sum(f.path.stat().st_size for f in files) + physical_path.stat().st_size,
-        lambda: lreport.bytes_read + preport.bytes_read,
-        lambda: len(lreport.files) + len(preport.files),
+        lambda: done[0] + preport.bytes_read,
+        lambda: done[1] + len(preport.files),
         len(files) + 1,
         enabled=console.progress_enabled(),
     )
-    lview = build_logical_view(
-        progress.wrap(iter_logical(logical_path, phase=phase, num_pes=num_pes, report=lreport)),
-        lreport,
-        path=str(logical_path),
-        num_pes=num_pes,
+
+    def advance(nbytes: int, nfiles: int) -> None:
+        done[:] = [nbytes, nfiles]
+        progress.update()
+
+    engine = Engine(jobs=jobs, cache=not no_cache, cache_dir=cache_dir, scheduler=scheduler)
+    acc = reduce_logical(
+        logical_path, phase=phase, num_pes=num_pes, report=lreport, engine=engine, progress=advance
     )
+    lview = view_from_accumulator(acc, lreport, path=str(logical_path), num_pes=num_pes)
     k = (
         pes_per_node
         if pes_per_node is not None
