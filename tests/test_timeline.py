@@ -51,6 +51,7 @@ def test_merge_equals_one_pass_whatever_the_split() -> None:
     b = TimelineAccumulator(max_bins=300)
     a.add(df.iloc[:100])  # few bins: stays fine-grained
     b.add(df.iloc[100:])  # many bins: coarsens
+    a.result(), b.result()  # settle both (adds are merged lazily)
     assert a.level < b.level
     a.merge(b)
     merged = a.result()
@@ -206,3 +207,15 @@ def test_bin_edges_are_exact() -> None:
         tl = send_timeline(frame([0], [t]))
         assert tl.start_s is not None
         assert round(tl.start_s * 1e6) == round(t * 1e6)  # the bin starts at t itself
+
+
+def test_many_pes_get_fewer_bins() -> None:
+    from actorprof.analyze.timeline import MAX_CELLS
+
+    n = 4096
+    rng = np.random.default_rng(2)
+    df = frame(list(rng.integers(0, n, 200_000)), list(10 + 60 * rng.random(200_000)))
+    tl = send_timeline(df)  # 60 s of 1 ms bins would be 60,000 bins x 4,096 PEs
+    assert tl.counts.shape[1] == n
+    assert tl.counts.size <= MAX_CELLS
+    assert tl.counts.to_numpy().sum() == 200_000

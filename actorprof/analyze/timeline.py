@@ -3,7 +3,8 @@
 Times are binned on absolute epoch bins of width ``base_s * 2**k``
 (computed on whole microseconds, the traces' resolution); the
 width doubles (neighbouring bins merge) whenever more than ``max_bins``
-distinct time bins are held, so memory stays bounded however long the run,
+distinct time bins are held (fewer with many PEs: the PEs x bins table has at
+most ``MAX_CELLS`` cells), so memory stays bounded however long the run,
 and two accumulators always merge exactly (bring both to the coarser width,
 then add). Timestamps come from each sender's clock (FORMATS.md), so bins
 line up across nodes only as well as the nodes' clocks do.
@@ -20,6 +21,9 @@ import pandas as pd
 __all__ = ["Timeline", "TimelineAccumulator", "rebin", "send_timeline"]
 
 _PE_SHIFT = np.int64(1) << np.int64(44)  # key = pe * 2**44 + bin (bin < 2**44)
+_PENDING_MIN = 1 << 20  # keys held back before a merge into the state (~16 MB)
+#: Largest PEs x time bins table (16 M cells, 128 MB): 4,096 PEs get 4,096 bins.
+MAX_CELLS = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -64,8 +68,18 @@ class TimelineAccumulator:
         self.level = 0
         self._keys = np.zeros(0, dtype=np.int64)
         self._counts = np.zeros(0, dtype=np.int64)
+        # chunks' (keys, counts) not yet merged into the state: merging every
+        # chunk would re-sort the whole state each time (quadratic)
+        self._pending: list[tuple[np.ndarray, np.ndarray]] = []
+        self._pending_size = 0
         self._untimed: dict[int, int] = {}
         self.num_pes = 0
+
+    @property
+    def bin_limit(self) -> int:
+        """Time bins kept: ``max_bins``, fewer for many PEs (the dense table
+        has PEs x bins cells, at most ``MAX_CELLS``)."""
+        return max(2, min(self.max_bins, MAX_CELLS // max(self.num_pes, 1)))
 
     @property
     def bin_s(self) -> float:
@@ -90,12 +104,17 @@ class TimelineAccumulator:
         micros = np.rint(times[timed] * 1e6).astype(np.int64)
         bins = micros // (self._base_us << self.level)
         keys, counts = np.unique(pe[timed] * _PE_SHIFT + bins, return_counts=True)
-        self._absorb(keys, counts)
+        self._pending.append((keys, counts))
+        self._pending_size += len(keys)
+        if self._pending_size > max(_PENDING_MIN, len(self._keys)):
+            self._consolidate()
 
     def merge(self, other: TimelineAccumulator) -> None:
         """Add another accumulator's bins (same ``base_s``)."""
         if other.base_s != self.base_s:
             raise ValueError("cannot merge timelines of different base widths")
+        self._consolidate()
+        other._consolidate()
         self.num_pes = max(self.num_pes, other.num_pes)
         for pe, n in other._untimed.items():
             self._untimed[pe] = self._untimed.get(pe, 0) + n
@@ -110,6 +129,7 @@ class TimelineAccumulator:
 
     def result(self, num_pes: int | None = None) -> Timeline:
         """The dense table, every PE a column (``num_pes`` pads, never cuts)."""
+        self._consolidate()
         n = max(self.num_pes, num_pes or 0)
         pe = self._keys // _PE_SHIFT
         bins = self._keys % _PE_SHIFT
@@ -138,11 +158,18 @@ class TimelineAccumulator:
             untimed,
         )
 
+    def _consolidate(self) -> None:
+        if self._pending:
+            keys = [k for k, _ in self._pending]
+            counts = [c for _, c in self._pending]
+            self._pending, self._pending_size = [], 0
+            self._absorb(np.concatenate(keys), np.concatenate(counts))
+
     def _absorb(self, keys: np.ndarray, counts: np.ndarray) -> None:
         self._keys, self._counts = _sum_by_key(
             np.concatenate([self._keys, keys]), np.concatenate([self._counts, counts])
         )
-        while _distinct_bins(self._keys) > self.max_bins:
+        while _distinct_bins(self._keys) > self.bin_limit:
             self._keys, self._counts = _sum_by_key(_coarsen(self._keys, 1), self._counts)
             self.level += 1
 
