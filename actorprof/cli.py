@@ -274,6 +274,7 @@ def logical(
     from ._progress import Progress
     from .engine import Engine, reduce_logical
     from .output import OutputWriter
+    from .output.logical import write_logical
     from .read import ReadReport, logical_files
     from .views.logical import require_messages, view_from_accumulator
 
@@ -309,69 +310,11 @@ def logical(
         self_sends=self_sends,  # type: ignore[arg-type]
     )
     require_messages(view, level)  # type: ignore[arg-type]
-    _write_logical(view, out, metric=metric, level=level, log_scale=log_scale, top=top)
+    write_logical(view, out, metric=metric, level=level, log_scale=log_scale, top=top)
     console.wrote(out.written)
     report_to_console(view.report, console)
     for line in view.summary_lines():
         console.info(line)
-
-
-def _write_logical(
-    view: Any, out: Any, *, metric: str, level: str, log_scale: bool, top: int
-) -> None:
-    from .output import new_figure
-    from .plot import plot_heatmap, plot_pe_loads, plot_violin
-
-    unit = "PE" if level == "pe" else "node"
-    value_label = "messages" if metric == "count" else "bytes"
-    prefix = "" if level == "pe" else "node_"
-    phase = f", phase {view.report.phase}" if view.report.phase else ""
-    selfs = "" if view.self_sends == "include" else f", self-sends {view.self_sends}"
-
-    matrix = view.matrix(metric, level)
-    n = max(matrix.shape)
-    size = (max(7.0, 0.42 * n + 4.0), max(6.0, 0.38 * n + 3.0)) if n <= 32 else (11.0, 9.5)
-    fig = new_figure(*size)
-    plot_heatmap(
-        matrix,
-        ax=fig.axes[0],
-        log=log_scale,
-        value_label=value_label,
-        title=f"Logical {value_label} {unit} x {unit}{phase}{selfs}",
-    )
-    out.figure(fig, f"{prefix}heatmap")
-
-    fig = new_figure(7.5, 5.5)
-    plot_violin(
-        view.loads(metric, level),
-        ax=fig.axes[0],
-        value_label=value_label,
-        unit_label=unit,
-        title=f"Logical {value_label} per {unit}: sent and received{phase}{selfs}",
-    )
-    out.figure(fig, f"{prefix}violin")
-
-    fig = new_figure(max(7.5, min(14.0, 0.12 * n + 5.0)), 4.5)
-    plot_pe_loads(
-        view.loads(metric, level),
-        ax=fig.axes[0],
-        value_label=value_label,
-        unit_label=unit,
-        title=f"Logical {value_label} sent and received by {unit} id{phase}{selfs}",
-    )
-    out.figure(fig, f"{prefix}loads")
-
-    if level == "pe":
-        out.csv(view.counts, "counts")
-        out.csv(view.bytes, "bytes")
-    else:
-        out.csv(view.node_counts, "node_counts")
-        out.csv(view.node_bytes, "node_bytes")
-        out.csv(view.nodes, "nodes")
-    out.csv(view.pes, "pes")
-    summary = view.summary(top=top)
-    summary["options"] = {"metric": metric, "level": level, "log": log_scale}
-    out.json(summary, "summary")
 
 
 TIMELINE_EXAMPLE = """\b
@@ -403,8 +346,8 @@ def timeline(
 
     TRACE_DIR holds the run's PE<i>_send.csv files (with timestamps).
     """
-    from .output import OutputWriter, new_figure
-    from .plot.timeline import plot_rate, plot_timeline_heat
+    from .output import OutputWriter
+    from .output.timeline import write_timeline_figure
     from .read import ReadReport
     from .views.timeline import timeline_view
 
@@ -412,16 +355,8 @@ def timeline(
     out = OutputWriter(output_dir, kind="timeline", fmt=fmt)
     reports: dict[str, ReadReport] = {}
     view = timeline_view(trace_dir, phase=phase, num_pes=num_pes, reports=reports)
-    shown = view.display(bins)
-    fig = new_figure(11.0, 7.5, nrows=2)
-    top, bottom = fig.axes
-    fig.get_layout_engine().set(h_pad=0.1)  # type: ignore[union-attr,call-arg]
-    spans = [(p.name, p.start_s, p.end_s) for p in view.phases] if len(view.phases) > 1 else []
-    plot_rate(shown, ax=top, spans=spans, title="Logical messages sent over time")
-    plot_timeline_heat(shown, ax=bottom, log=log_scale)
-    bottom.sharex(top)
-    out.figure(fig, "rate")
-    out.csv(shown.counts, "counts")
+    write_timeline_figure(view, out, bins=bins, log_scale=log_scale)
+    out.csv(view.display(bins).counts, "counts")
     out.json(view.summary(bins=bins), "summary")
     console.wrote(out.written)
     for report in reports.values():
@@ -562,6 +497,7 @@ def papi(
     """
     from ._progress import Progress
     from .output import OutputWriter
+    from .output.papi import write_papi
     from .read import ReadReport
     from .read.papi import iter_papi, papi_files
     from .views.papi import build_papi_view
@@ -587,55 +523,11 @@ def papi(
         num_pes=num_pes,
         counters=names,
     )
-    _write_papi(view, out, by_mailbox=by_mailbox, sort=sort)
+    write_papi(view, out, by_mailbox=by_mailbox, sort=sort)
     console.wrote(out.written)
     report_to_console(view.report, console)
     for line in view.summary_lines():
         console.info(line)
-
-
-def _write_papi(view: Any, out: Any, *, by_mailbox: bool, sort: str) -> None:
-    from .output import new_figure
-    from .plot.bars import plot_papi_bars
-
-    phase = f", phase {view.report.phase}" if view.report.phase else ""
-    split = "PROC per mailbox" if by_mailbox else "PROC"
-    if view.all_zero:
-        # no instruction counts: show what the trace still says, and why
-        panels = [
-            ("messages", "messages handled", f"Messages handled per PE ({split}){phase}"),
-            ("num_sends", "sends issued", f"Sends issued per PE (MAIN and {split}){phase}"),
-        ]
-    else:
-        panels = [(c, c, f"{c}: MAIN + {split} per PE{phase}") for c in view.counters]
-    ncols = 1 if len(panels) == 1 else 2
-    nrows = (len(panels) + 1) // 2 if ncols == 2 else 1
-    height = 4.4 * nrows + (0.7 if view.all_zero else 0.0)  # room for the explanation
-    fig = new_figure(7.0 * ncols, height, nrows=nrows, ncols=ncols)
-    for ax, (value, value_label, title) in zip(fig.axes, panels, strict=False):
-        plot_papi_bars(
-            view.segments(value, by_mailbox=by_mailbox),
-            ax=ax,
-            value_label=value_label,
-            sort=sort == "total",
-            title=title,
-        )
-    for ax in fig.axes[len(panels) :]:
-        ax.set_visible(False)
-    if view.all_zero:
-        fig.suptitle(
-            f"All PAPI counters are 0 in this trace ({', '.join(view.counters)}): the machine "
-            "gave no hardware counter readings.\nShown instead: messages handled and sends "
-            "issued per PE, which the trace records exactly.",
-            fontsize="medium",
-            color="#a33",
-        )
-    out.figure(fig, "bars")
-    out.csv(view.pes, "pes")
-    out.csv(view.regions, "mailboxes", index=False)
-    summary = view.summary()
-    summary["options"] = {"by_mailbox": by_mailbox, "sort": sort}
-    out.json(summary, "summary")
 
 
 OVERALL_EXAMPLE = """\b
@@ -683,6 +575,7 @@ def overall(
     in the file is ignored (and counted).
     """
     from .output import OutputWriter
+    from .output.overall import write_overall
     from .read import ReadReport
     from .read.overall import program_output_lines, read_overall
     from .views.overall import build_overall_view
@@ -694,7 +587,7 @@ def overall(
     view = build_overall_view(
         raw, report, path=str(trace), num_pes=num_pes, label=label, cpu_ghz=cpu_ghz
     )
-    _write_overall(view, out, sort=sort)
+    write_overall(view, out, sort=sort)
     console.wrote(out.written)
     for note in report.notes:
         console.info(note)
@@ -705,52 +598,6 @@ def overall(
         console.info(f"{ignored:,} line(s) of program output (not profile lines) ignored")
     for line in view.summary_lines():
         console.info(line)
-
-
-def _write_overall(view: Any, out: Any, *, sort: str) -> None:
-    from .output import new_figure
-    from .plot.bars import plot_time_stacked
-    from .read.overall import describe_group
-
-    groups = view.groups
-    summary = view.summary()
-    summaries = summary["groups"]
-    unit = "seconds" if view.cpu_ghz else "cycles"
-    fig = new_figure(14.0, 4.2 * len(groups), nrows=len(groups), ncols=2)
-    axes = fig.axes
-    for k, (label, run) in enumerate(groups):
-        times = view.group_times(label, run)
-        name = describe_group(label, run)
-        plot_time_stacked(
-            times,
-            ax=axes[2 * k],
-            sort=sort == "total",
-            cpu_ghz=view.cpu_ghz,
-            legend=False,
-            title=f"{name}: T_MAIN, T_COMM, T_PROC per PE ({unit})",
-        )
-        pop = summaries[k]["pop_efficiencies"]
-        effs = (
-            ""
-            if pop is None
-            else "\nPOP: load balance {}, communication eff. {}, parallel eff. {}".format(
-                *(
-                    "n/a" if pop[key] is None else f"{pop[key]:.2f}"
-                    for key in ("load_balance", "communication_efficiency", "parallel_efficiency")
-                )
-            )
-        )
-        plot_time_stacked(
-            times,
-            ax=axes[2 * k + 1],
-            relative=True,
-            sort=sort == "total",
-            title=f"{name}: fractions of T_TOTAL{effs}",
-        )
-    out.figure(fig, "stacked")
-    out.csv(view.pes(), "pes", index=False)
-    summary["options"] = {"label": view.label, "sort": sort, "cpu_ghz": view.cpu_ghz}
-    out.json(summary, "summary")
 
 
 def report_to_console(report: Any, console: Console) -> None:
@@ -829,6 +676,7 @@ def physical(
     """
     from ._progress import Progress
     from .output import OutputWriter
+    from .output.physical import write_physical
     from .read import ReadReport
     from .read.physical import iter_physical, physical_file
     from .views.physical import build_physical_view
@@ -852,59 +700,11 @@ def physical(
         pes_per_node=pes_per_node,
     )
     types = view.types_shown(None if send_type == "all" else [send_type])
-    _write_physical(view, out, types=types, metric=metric, log_scale=log_scale, top=top)
+    write_physical(view, out, types=types, metric=metric, log_scale=log_scale, top=top)
     console.wrote(out.written)
     report_to_console(view.report, console)
     for line in view.summary_lines():
         console.info(line)
-
-
-def _write_physical(
-    view: Any, out: Any, *, types: list[str], metric: str, log_scale: bool, top: int
-) -> None:
-    from .output import new_figure
-    from .plot import plot_heatmap, plot_violin
-    from .schema import SEND_TYPES
-    from .views.physical import stacked
-
-    value_label = "buffers" if metric == "count" else "bytes"
-    n = view.num_pes
-    width, height = (max(6.0, 0.4 * n + 3.5), max(5.2, 0.36 * n + 2.8)) if n <= 32 else (9.0, 7.8)
-    fig = new_figure(width * len(types), height, ncols=len(types))
-    for ax, send_type in zip(fig.axes, types, strict=True):
-        plot_heatmap(
-            view.matrix(send_type, metric),
-            ax=ax,
-            log=log_scale,
-            value_label=value_label,
-            title=f"{send_type}: {value_label} PE x PE"
-            if len(types) > 1
-            else f"Physical {send_type} {value_label} PE x PE",
-        )
-    if len(types) > 1:
-        fig.suptitle(f"Physical trace: {value_label} per link, one panel per send type")
-    out.figure(fig, "heatmap")
-
-    loads = view.loads(types, metric)
-    fig = new_figure(max(7.5, 2.2 * loads.shape[1] + 1.5), 5.5)
-    plot_violin(
-        loads,
-        ax=fig.axes[0],
-        value_label=value_label,
-        unit_label="PE",
-        title=f"Physical {value_label} per PE: sent and received, per send type",
-    )
-    out.figure(fig, "violin")
-
-    out.csv(stacked({t: view.matrix(t, "count") for t in SEND_TYPES}), "counts")
-    out.csv(stacked({t: view.matrix(t, "bytes") for t in SEND_TYPES}), "bytes")
-    if view.nodes is not None:
-        out.csv(stacked({t: view.matrix(t, "count", "node") for t in SEND_TYPES}), "node_counts")
-        out.csv(stacked({t: view.matrix(t, "bytes", "node") for t in SEND_TYPES}), "node_bytes")
-    out.csv(view.pes, "pes")
-    summary = view.summary(top=top)
-    summary["options"] = {"send_types": types, "metric": metric, "log": log_scale}
-    out.json(summary, "summary")
 
 
 AGGREGATION_EXAMPLE = """\b
@@ -957,6 +757,7 @@ def aggregation(
     from ._progress import Progress
     from .engine import Engine, reduce_logical
     from .output import OutputWriter
+    from .output.aggregation import write_aggregation
     from .read import ReadReport, logical_files
     from .read.physical import iter_physical
     from .views.aggregation import (
@@ -1005,51 +806,12 @@ def aggregation(
         pes_per_node=k,
     )
     view = build_aggregation_view(pview, lview, pes_per_node=pes_per_node)
-    _write_aggregation(view, out, log_scale=log_scale)
+    write_aggregation(view, out, log_scale=log_scale)
     console.wrote(out.written)
     report_to_console(lreport, console)
     report_to_console(preport, console)
     for line in view.summary_lines():
         console.info(line)
-
-
-def _write_aggregation(view: Any, out: Any, *, log_scale: bool) -> None:
-    from .output import new_figure
-    from .plot import plot_heatmap
-    from .plot.aggregation import plot_bytes_bars
-
-    approx = "\nAPPROXIMATE: the traces do not look like one run" if view.approximate else ""
-    n = view.num_pes
-    size = (max(6.5, 0.42 * n + 3.5), max(6.0, 0.38 * n + 3.0)) if n <= 32 else (10.0, 9.0)
-    fig = new_figure(*size)
-    hops = "one hop, 1D" if view.routes.topology == "1d" else f"2D mesh, K={view.pes_per_node}"
-    plot_heatmap(
-        view.factor,
-        ax=fig.axes[0],
-        totals=False,
-        log=log_scale,
-        value_label="routed messages per buffer",
-        title=f"Aggregation factor per link ({hops}){approx}",
-    )
-    out.figure(fig, "heatmap")
-
-    totals = view.totals()
-    ratio = totals["wire_over_payload"]
-    fig = new_figure(max(7.0, 0.55 * n + 3.0) if n <= 64 else 12.0, 5.0)
-    plot_bytes_bars(
-        view.pes,
-        ax=fig.axes[0],
-        title="Bytes sent per PE: logical payload vs physical"
-        + ("" if ratio is None else f" (x{ratio:.2f} overall)")
-        + approx,
-    )
-    out.figure(fig, "bytes")
-
-    out.csv(view.pes, "pes")
-    out.csv(view.links, "links", index=False)
-    summary = view.summary()
-    summary["options"] = {"log": log_scale}
-    out.json(summary, "summary")
 
 
 # --- run report and comparison of two runs (issue 6) -------------------------
@@ -1089,6 +851,7 @@ def report(
     and the report is still written (exit 0); exit 1 only when no trace is found.
     """
     from .errors import UsageError
+    from .output.report import report_figures
     from .report_html import FigureCollector, NamedOutputWriter, render_report
     from .views.report import run_report
 
@@ -1107,89 +870,13 @@ def report(
     )
     summary = run.summary()
     collector = FigureCollector(fmt=fmt)
-    failed = _report_figures(run, collector, top=top, console=console)
+    failed = report_figures(run, collector, top=top, warn=console.warn, verbose=console.verbose)
     summary["figures"] = [f.to_dict() for f in collector.figures]
     summary["figure_errors"] = failed
     out.text(render_report(summary, collector.figures), "", "html")
     out.json(summary, "")
     console.wrote(out.written)
     _report_to_console(summary, console)
-
-
-def _report_figures(run: Any, out: Any, *, top: int, console: Console) -> dict[str, str]:
-    """Draw every view's figures with the commands' own helpers into ``out``."""
-    jobs: list[tuple[str, str | None, Callable[[], None]]] = []
-    for name, view in run.logical.items():
-        jobs.append(
-            (
-                "logical",
-                name,
-                functools.partial(
-                    _write_logical, view, out, metric="count", level="pe", log_scale=False, top=top
-                ),
-            )
-        )
-    if run.timeline is not None and run.timeline.timeline.start_s is not None:
-        jobs.append(("timeline", None, functools.partial(_report_timeline, run.timeline, out)))
-    for name, view in run.papi.items():
-        jobs.append(
-            ("papi", name, functools.partial(_write_papi, view, out, by_mailbox=False, sort="pe"))
-        )
-    if run.overall is not None:
-        jobs.append(
-            ("overall", None, functools.partial(_write_overall, run.overall, out, sort="pe"))
-        )
-    if run.physical is not None:
-        view = run.physical
-        jobs.append(
-            (
-                "physical",
-                None,
-                functools.partial(
-                    _write_physical,
-                    view,
-                    out,
-                    types=view.types_shown(),
-                    metric="count",
-                    log_scale=False,
-                    top=top,
-                ),
-            )
-        )
-    if run.aggregation is not None:
-        jobs.append(
-            (
-                "aggregation",
-                None,
-                functools.partial(_write_aggregation, run.aggregation, out, log_scale=False),
-            )
-        )
-    failed: dict[str, str] = {}
-    for section, scope, draw in jobs:
-        out.section, out.scope = section, scope
-        try:
-            draw()
-        except Exception as exc:  # a figure must not cost the epilogue its report
-            if console.verbose:
-                traceback.print_exc(file=sys.stderr)
-            key = section if scope is None else f"{section} ({scope})"
-            failed[key] = f"{type(exc).__name__}: {exc}"
-            console.warn(f"{key}: figure not drawn ({failed[key]}); rerun with -v and report it")
-    return failed
-
-
-def _report_timeline(view: Any, out: Any, *, bins: int = 200) -> None:
-    from .output import new_figure
-    from .plot.timeline import plot_rate, plot_timeline_heat
-
-    shown = view.display(bins)
-    fig = new_figure(11.0, 7.5, nrows=2)
-    top, bottom = fig.axes
-    spans = [(p.name, p.start_s, p.end_s) for p in view.phases] if len(view.phases) > 1 else []
-    plot_rate(shown, ax=top, spans=spans, title="Logical messages sent over time")
-    plot_timeline_heat(shown, ax=bottom)
-    bottom.sharex(top)
-    out.figure(fig, "rate")
 
 
 def _report_to_console(summary: dict[str, Any], console: Console) -> None:
@@ -1266,6 +953,7 @@ def compare(
     heatmaps share one colour scale, the violins one axis, the overall bars
     one time axis; compare.json holds every metric of both runs and B/A.
     """
+    from .output.compare import write_compare
     from .report_html import NamedOutputWriter
     from .views.compare import compare_runs
 
@@ -1284,7 +972,7 @@ def compare(
         cache_dir=cache_dir,
         scheduler=scheduler,
     )
-    _write_compare(view, out)
+    write_compare(view, out)
     console.wrote(out.written)
     for side in (view.a, view.b):
         for read in side.reports:
@@ -1294,87 +982,6 @@ def compare(
         console.info(note)
     for line in view.summary_lines():
         console.info(line)
-
-
-def _write_compare(view: Any, out: Any) -> None:
-    import pandas as pd
-
-    from .output import new_figure
-    from .plot import plot_heatmap, plot_violin
-    from .plot.bars import plot_time_stacked
-
-    a, b = view.a, view.b
-    if a.logical is not None and b.logical is not None:
-        mats = [a.logical.counts, b.logical.counts]
-        cells = max(float(m.to_numpy().max()) for m in mats)
-        totals = max(
-            float(max(m.to_numpy().sum(axis=0).max(), m.to_numpy().sum(axis=1).max())) for m in mats
-        )
-        n = max(max(m.shape) for m in mats)
-        w, h = (max(7.0, 0.42 * n + 4.0), max(6.0, 0.38 * n + 3.0)) if n <= 32 else (10.0, 9.0)
-        fig = new_figure(2 * w, h + 0.4, ncols=2)
-        for ax, side, matrix in zip(fig.axes, (a, b), mats, strict=True):
-            plot_heatmap(
-                matrix,
-                ax=ax,
-                value_label="messages",
-                title=f"{side.name}: logical messages PE x PE",
-                vmax=(cells, totals),
-            )
-        fig.suptitle(
-            f"{a.name} vs {b.name}, one colour scale: cells 0-{cells:,.0f}, "
-            f"totals 0-{totals:,.0f} messages"
-        )
-        out.figure(fig, "heatmap")
-
-        loads = pd.DataFrame(
-            {
-                f"{a.name}\nsent": a.logical.pes["sent"],
-                f"{b.name}\nsent": b.logical.pes["sent"],
-                f"{a.name}\nreceived": a.logical.pes["received"],
-                f"{b.name}\nreceived": b.logical.pes["received"],
-            }
-        )
-        fig = new_figure(9.5, 5.5)
-        plot_violin(
-            loads,
-            ax=fig.axes[0],
-            value_label="messages",
-            unit_label="PE",
-            title=f"Messages per PE, {a.name} vs {b.name} (one axis)",
-        )
-        out.figure(fig, "violin")
-    if a.group is not None and b.group is not None:
-        times = [a.overall.group_times(*a.group), b.overall.group_times(*b.group)]
-        fig = new_figure(14.0, 8.4, nrows=2, ncols=2)
-        axes = fig.axes
-        for k, (side, table) in enumerate(zip((a, b), times, strict=True)):
-            plot_time_stacked(
-                table,
-                ax=axes[k],
-                legend=k == 1,
-                title=f"{side.name}: T_MAIN, T_COMM, T_PROC per PE (cycles)",
-            )
-            plot_time_stacked(
-                table,
-                ax=axes[2 + k],
-                relative=True,
-                legend=False,
-                title=f"{side.name}: fractions of T_TOTAL",
-            )
-        top = max(axes[0].get_ylim()[1], axes[1].get_ylim()[1])
-        for ax in axes[:2]:
-            ax.set_ylim(0, top)
-        out.figure(fig, "overall")
-    rows = [
-        {"kind": kind, "metric": metric, **values}
-        for kind, metrics in view.ratios().items()
-        for metric, values in metrics.items()
-    ]
-    out.csv(
-        pd.DataFrame(rows, columns=["kind", "metric", "a", "b", "b_over_a"]), "ratios", index=False
-    )
-    out.json(view.summary(), "")
 
 
 if __name__ == "__main__":  # pragma: no cover

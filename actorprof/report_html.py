@@ -71,7 +71,7 @@ class EmbeddedFigure:
 class FigureCollector:
     """An OutputWriter look-alike that keeps figures (PNG or SVG) and drops tables.
 
-    Set ``section`` and ``scope`` before calling a command's ``_write_*``
+    Set ``section`` and ``scope`` before calling a command's ``write_*``
     helper; every figure it draws is appended to ``figures``.
     """
 

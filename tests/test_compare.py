@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner
 from matplotlib.figure import Figure
 
-from actorprof.cli import _write_compare, main
+from actorprof.cli import main
+from actorprof.output.compare import write_compare
 from actorprof.plot import plot_heatmap
 from actorprof.views.compare import compare_runs, ratio, run_names
 
@@ -204,7 +205,7 @@ def test_figures_share_their_scales(case_study: dict[str, Any]) -> None:
             pass
 
     keep = Keep()
-    _write_compare(view, keep)
+    write_compare(view, keep)
     assert list(keep.figures) == ["heatmap", "violin", "overall"]
     heat = [ax for ax in keep.figures["heatmap"].axes if "logical messages" in ax.get_title()]
     assert [ax.get_title() for ax in heat] == [

@@ -417,8 +417,8 @@ def test_cli_real_example(tmp_path: Path) -> None:
 
 
 def test_cli_real_example_draws_counts_when_counters_are_zero(tmp_path: Path) -> None:
-    from actorprof.cli import _write_papi
     from actorprof.output import OutputWriter
+    from actorprof.output.papi import write_papi
 
     view = papi_view(REAL, report=ReadReport())
     figures: list[Figure] = []
@@ -428,7 +428,7 @@ def test_cli_real_example_draws_counts_when_counters_are_zero(tmp_path: Path) ->
             figures.append(fig)
             return super().figure(fig, name, dpi=dpi)
 
-    _write_papi(view, Capture(tmp_path, kind="papi"), by_mailbox=False, sort="pe")
+    write_papi(view, Capture(tmp_path, kind="papi"), by_mailbox=False, sort="pe")
     (fig,) = figures
     assert "All PAPI counters are 0" in fig.get_suptitle()
     messages, sends = fig.axes

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import ActorProfError
+from ..errors import ActorProfError
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,0 +1,85 @@
+"""The report's figures: every view drawn by its own writer, failures contained."""
+
+from __future__ import annotations
+
+import functools
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from .aggregation import write_aggregation
+from .logical import write_logical
+from .overall import write_overall
+from .papi import write_papi
+from .physical import write_physical
+from .timeline import write_timeline_figure
+
+
+def report_figures(
+    run: Any, out: Any, *, top: int, warn: Callable[[str], None], verbose: bool = False
+) -> dict[str, str]:
+    """Draw every view's figures with the commands' own writers into ``out``.
+
+    A figure that fails is reported through ``warn`` (with the traceback on
+    stderr when ``verbose``) and listed in the result: a figure must not cost
+    a job epilogue its report.
+    """
+    jobs: list[tuple[str, str | None, Callable[[], None]]] = []
+    for name, view in run.logical.items():
+        jobs.append(
+            (
+                "logical",
+                name,
+                functools.partial(
+                    write_logical, view, out, metric="count", level="pe", log_scale=False, top=top
+                ),
+            )
+        )
+    if run.timeline is not None and run.timeline.timeline.start_s is not None:
+        jobs.append(("timeline", None, functools.partial(write_timeline_figure, run.timeline, out)))
+    for name, view in run.papi.items():
+        jobs.append(
+            ("papi", name, functools.partial(write_papi, view, out, by_mailbox=False, sort="pe"))
+        )
+    if run.overall is not None:
+        jobs.append(
+            ("overall", None, functools.partial(write_overall, run.overall, out, sort="pe"))
+        )
+    if run.physical is not None:
+        view = run.physical
+        jobs.append(
+            (
+                "physical",
+                None,
+                functools.partial(
+                    write_physical,
+                    view,
+                    out,
+                    types=view.types_shown(),
+                    metric="count",
+                    log_scale=False,
+                    top=top,
+                ),
+            )
+        )
+    if run.aggregation is not None:
+        jobs.append(
+            (
+                "aggregation",
+                None,
+                functools.partial(write_aggregation, run.aggregation, out, log_scale=False),
+            )
+        )
+    failed: dict[str, str] = {}
+    for section, scope, draw in jobs:
+        out.section, out.scope = section, scope
+        try:
+            draw()
+        except Exception as exc:  # a figure must not cost the epilogue its report
+            if verbose:
+                traceback.print_exc(file=sys.stderr)
+            key = section if scope is None else f"{section} ({scope})"
+            failed[key] = f"{type(exc).__name__}: {exc}"
+            warn(f"{key}: figure not drawn ({failed[key]}); rerun with -v and report it")
+    return failed
