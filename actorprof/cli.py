@@ -354,7 +354,13 @@ def timeline(
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="timeline", fmt=fmt)
     reports: dict[str, ReadReport] = {}
-    view = timeline_view(trace_dir, phase=phase, num_pes=num_pes, reports=reports)
+    view = timeline_view(
+        trace_dir,
+        phase=phase,
+        num_pes=num_pes,
+        reports=reports,
+        wrap=logical_progress(trace_dir, reports, console),
+    )
     write_timeline_figure(view, out, bins=bins, log_scale=log_scale)
     out.csv(view.display(bins).counts, "counts")
     out.json(view.summary(bins=bins), "summary")
@@ -432,7 +438,13 @@ def export(
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="export", fmt=fmt)
     reports: dict[str, ReadReport] = {}
-    view = timeline_view(trace_dir, phase=phase, num_pes=num_pes, reports=reports)
+    view = timeline_view(
+        trace_dir,
+        phase=phase,
+        num_pes=num_pes,
+        reports=reports,
+        wrap=logical_progress(trace_dir, reports, console),
+    )
     papi = None
     papi_dir = papi_path if papi_path is not None else find_papi_folder(trace_dir)
     if papi_dir is not None:
@@ -598,6 +610,22 @@ def overall(
         console.info(f"{ignored:,} line(s) of program output (not profile lines) ignored")
     for line in view.summary_lines():
         console.info(line)
+
+
+def logical_progress(trace_dir: Path, reports: dict[str, Any], console: Console) -> Any:
+    """A chunk-stream wrapper showing progress over every logical file in the folder."""
+    from ._progress import Progress
+    from .read._files import find_pe_files
+
+    files = [f for phase in find_pe_files(trace_dir, "send").values() for f in phase]
+    progress = Progress(
+        sum(f.path.stat().st_size for f in files),
+        lambda: sum(r.bytes_read for r in reports.values()),
+        lambda: sum(len(r.files) for r in reports.values()),
+        len(files),
+        enabled=console.progress_enabled(),
+    )
+    return progress.wrap
 
 
 def report_to_console(report: Any, console: Console) -> None:

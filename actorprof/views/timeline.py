@@ -5,12 +5,14 @@ Also builds the Chrome Trace Event (Perfetto) export of the same data.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .._version import __version__
 from ..analyze.imbalance import imbalance
@@ -114,11 +116,13 @@ def timeline_view(
     base_s: float = 1e-3,
     max_bins: int = 100_000,
     reports: dict[str, ReadReport] | None = None,
+    wrap: Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]] | None = None,
 ) -> TimelineView:
     """Read the logical trace's send times, every phase (or just ``phase``).
 
     Phases share one time axis (seconds since the first send of any of
-    them), so ``PhaseSpan``s show when each phase ran.
+    them), so ``PhaseSpan``s show when each phase ran. ``wrap`` sees every
+    phase's chunk stream (a progress display, for instance).
 
     Raises
     ------
@@ -134,7 +138,8 @@ def timeline_view(
         label = name or "(unnamed)"
         report = reports.setdefault(label, ReadReport(kind="logical"))
         acc = TimelineAccumulator(base_s=base_s, max_bins=max_bins)
-        for chunk in iter_logical(path, phase=name or None, num_pes=num_pes, report=report):
+        chunks = iter_logical(path, phase=name or None, num_pes=num_pes, report=report)
+        for chunk in chunks if wrap is None else wrap(chunks):
             acc.add(chunk)
         partial.append((label, acc.result()))
         total.merge(acc)
