@@ -36,6 +36,7 @@ from ._report import FileReport
 __all__ = [
     "CsvSpec",
     "apply_check",
+    "file_blocks",
     "line_blocks",
     "parse_block",
     "parse_last_line",
@@ -127,6 +128,25 @@ def line_blocks(
         yield carry, True
 
 
+def file_blocks(path: Path, report: FileReport, block_bytes: int) -> Iterator[tuple[bytes, bool]]:
+    """:func:`line_blocks` of the file at ``path``, which is closed at the end.
+
+    Raises
+    ------
+    TraceFormatError
+        The file cannot be opened or read (the message names it).
+    """
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - the with below closes it
+    except OSError as exc:
+        raise TraceFormatError(f"cannot open: {exc.strerror}", path=path) from exc
+    with handle:
+        try:
+            yield from line_blocks(handle, report, block_bytes)
+        except OSError as exc:
+            raise TraceFormatError(f"read failed: {exc.strerror}", path=path) from exc
+
+
 def scan_csv(
     path: Path,
     spec: CsvSpec,
@@ -144,23 +164,14 @@ def scan_csv(
         cannot be opened.
     """
     first_line = 1
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed in finally, generator
-    except OSError as exc:
-        raise TraceFormatError(f"cannot open: {exc.strerror}", path=path) from exc
-    try:
-        for block, last in line_blocks(handle, report, block_bytes):
-            if last:
-                frame = _parse_last_line(block, first_line, spec, report, path, check)
-            else:
-                frame = _parse_block(block, first_line, spec, report, path, check)
-                first_line += block.count(b"\n")
-            if len(frame):
-                yield frame
-    except OSError as exc:
-        raise TraceFormatError(f"read failed: {exc.strerror}", path=path) from exc
-    finally:
-        handle.close()
+    for block, last in file_blocks(path, report, block_bytes):
+        if last:
+            frame = _parse_last_line(block, first_line, spec, report, path, check)
+        else:
+            frame = _parse_block(block, first_line, spec, report, path, check)
+            first_line += block.count(b"\n")
+        if len(frame):
+            yield frame
 
 
 def _parse_block(

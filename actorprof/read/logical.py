@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import TraceFormatError
 from ..schema import LOGICAL_COLUMNS, LOGICAL_DTYPES, LOGICAL_INT_COLUMNS, MAX_MSG_BYTES
 from ._fastscan import FAST_BLOCK_BYTES, BlockBuffer, KeyTable, tokenize_block
 from ._files import TraceFile, check_pe_files, find_pe_files, select_phase
@@ -18,7 +17,7 @@ from ._scan import (
     CsvSpec,
     RowCheck,
     apply_check,
-    line_blocks,
+    file_blocks,
     parse_block,
     parse_last_line,
     require_trace_lines,
@@ -180,37 +179,28 @@ def scan_logical(
     table = KeyTable(len(spec.columns) - 1, tuple(spec.limit(c) for c in spec.columns[:-1]))
     buffer = BlockBuffer()
     first_line = 1
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed in finally, generator
-    except OSError as exc:
-        raise TraceFormatError(f"cannot open: {exc.strerror}", path=path) from exc
-    try:
-        for block, last in line_blocks(handle, report, block_bytes):
-            lines: np.ndarray | None = None
-            if last:
-                frame, lines = parse_last_line(block, first_line, spec, report)
+    for block, last in file_blocks(path, report, block_bytes):
+        lines: np.ndarray | None = None
+        if last:
+            frame, lines = parse_last_line(block, first_line, spec, report)
+        else:
+            fast = tokenize_block(
+                block,
+                table,
+                time_optional=spec.optional_last,
+                has_time_column=True,
+                all_times=True,
+                buffer=buffer,
+            )
+            if fast is None:
+                frame, lines = parse_block(block, first_line, spec, report)
             else:
-                fast = tokenize_block(
-                    block,
-                    table,
-                    time_optional=spec.optional_last,
-                    has_time_column=True,
-                    all_times=True,
-                    buffer=buffer,
-                )
-                if fast is None:
-                    frame, lines = parse_block(block, first_line, spec, report)
-                else:
-                    frame = _tokens_frame(table.values[fast.key_ids], fast.micros)
-                    report.lines_read += len(frame)
-            apply_check(frame, lines, first_line, path, check)
-            first_line += block.count(b"\n")
-            if len(frame):
-                yield frame
-    except OSError as exc:
-        raise TraceFormatError(f"read failed: {exc.strerror}", path=path) from exc
-    finally:
-        handle.close()
+                frame = _tokens_frame(table.values[fast.key_ids], fast.micros)
+                report.lines_read += len(frame)
+        apply_check(frame, lines, first_line, path, check)
+        first_line += block.count(b"\n")
+        if len(frame):
+            yield frame
 
 
 def _tokens_frame(values: np.ndarray, micros: np.ndarray | None) -> pd.DataFrame:

@@ -58,7 +58,7 @@ from ._report import (
     FileReport,
     ReadReport,
 )
-from ._scan import CUT_LINE, NEGATIVE, NUL_BYTES, TOO_LARGE, line_blocks
+from ._scan import CUT_LINE, NEGATIVE, NUL_BYTES, TOO_LARGE, file_blocks
 
 __all__ = [
     "BROKEN_LINE",
@@ -229,24 +229,15 @@ class _Scanner:
     _pending: list[tuple[np.ndarray, str]] = field(default_factory=list)
 
     def scan(self, block_bytes: int) -> Iterator[pd.DataFrame]:
-        try:
-            handle = open(self.path, "rb")  # noqa: SIM115 - closed in finally, generator
-        except OSError as exc:
-            raise TraceFormatError(f"cannot open: {exc.strerror}", path=self.path) from exc
         first_line = 1
-        try:
-            for block, last in line_blocks(handle, self.report, block_bytes):
-                if last:
-                    self._last_line(block, first_line)
-                    break
-                frame = self._block(block, first_line)
-                first_line += block.count(b"\n")
-                if len(frame):
-                    yield frame
-        except OSError as exc:
-            raise TraceFormatError(f"read failed: {exc.strerror}", path=self.path) from exc
-        finally:
-            handle.close()
+        for block, last in file_blocks(self.path, self.report, block_bytes):
+            if last:
+                self._last_line(block, first_line)
+                break
+            frame = self._block(block, first_line)
+            first_line += block.count(b"\n")
+            if len(frame):
+                yield frame
 
     def _block(self, block: bytes, first_line: int) -> pd.DataFrame:
         text = block.decode("utf-8", "replace")
