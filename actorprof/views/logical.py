@@ -174,7 +174,13 @@ class LogicalView:
             m = s["imbalance"]["count"][side]
             ratio = "n/a" if m["max_over_mean"] is None else f"{m['max_over_mean']:.2f}"
             pop = "n/a" if m["pop_load_balance"] is None else f"{m['pop_load_balance']:.2f}"
-            stragglers = ", ".join(f"PE {p}" for p in m["stragglers"]) or "none"
+            stragglers = (
+                ", ".join(
+                    f"PE {p}" + ("" if r is None else f" ({r:.1f}x median)")
+                    for p, r in zip(m["stragglers"], m["straggler_over_median"], strict=True)
+                )
+                or "none"
+            )
             lines.append(
                 f"  {side + ':':<9} mean {_num(m['mean'])}, "
                 f"max {m['max']:,.0f} (PE {m['max_pe']}), "
