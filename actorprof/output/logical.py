@@ -19,7 +19,13 @@ def write_logical(
 
     matrix = view.matrix(metric, level)
     n = max(matrix.shape)
-    size = (max(7.0, 0.42 * n + 4.0), max(6.0, 0.38 * n + 3.0)) if n <= 32 else (11.0, 9.5)
+    # grows with the number of annotated cells, capped (a 17-inch 32 x 32 figure
+    # cost 330 MB to render); beyond 32 the matrix is an image without numbers
+    size = (
+        (min(14.0, max(7.0, 0.42 * n + 4.0)), min(12.5, max(6.0, 0.38 * n + 3.0)))
+        if n <= 32
+        else (11.0, 9.5)
+    )
     fig = new_figure(*size)
     plot_heatmap(
         matrix,
