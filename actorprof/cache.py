@@ -47,8 +47,6 @@ class TraceCache:
     def __init__(self, folder: str | PathLike[str] | None = None, *, kind: str = "logical") -> None:
         self.folder = Path(folder) if folder is not None else default_cache_dir()
         self.kind = kind
-        self.hits = 0
-        self.misses = 0
 
     def key(self, path: Path, options: dict[str, Any]) -> str | None:
         """The entry name of ``path`` as it is now (None if it cannot be stat'ed)."""
@@ -101,9 +99,7 @@ class TraceCache:
             )
             result = FileResult(report, partial, int(meta["mismatched"]))
         except Exception:  # any damage: a miss, recomputed and rewritten
-            self.misses += 1
             return None
-        self.hits += 1
         return result
 
     def save(self, key: str, result: FileResult) -> None:

@@ -24,7 +24,6 @@ How a block is read:
 from __future__ import annotations
 
 import re
-import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -410,9 +409,3 @@ def _time_range(tail: U64, buf: NDArray[np.uint8], ends: I64, width: int) -> tup
         end = int(ends[row])
         out.append(int(buf[end - width : end].tobytes().replace(b".", b"")))
     return out[0], out[1]
-
-
-def key_words(text: bytes) -> tuple[int, int, int]:
-    """The three words of a key text (tests and debugging)."""
-    padded = text.ljust(24, b"\0")
-    return struct.unpack("<QQQ", padded)

@@ -19,6 +19,7 @@ __all__ = [
     "TraceFile",
     "check_input_path",
     "find_pe_files",
+    "pe_trace_files",
     "format_ranges",
     "select_phase",
 ]
@@ -285,6 +286,15 @@ def check_pe_files(files: list[TraceFile], num_pes: int | None, report: ReadRepo
             f"{where}{len(missing)} of {num_pes} PE files missing: PE {format_ranges(missing)} "
             "(counted as PEs that wrote nothing; were they deleted or is --num-pes wrong?)",
         )
+
+
+def pe_trace_files(
+    path: Path, kind: str, *, phase: str | None, num_pes: int | None, report: ReadReport
+) -> list[TraceFile]:
+    """The per-PE files of ``kind`` a read would use: found, phase chosen, PEs checked."""
+    files = select_phase(find_pe_files(path, kind), phase, report)
+    check_pe_files(files, num_pes, report)
+    return files
 
 
 def format_ranges(values: list[int]) -> str:

@@ -12,7 +12,6 @@ absolute by counting the lines of the ranges before.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -226,9 +225,3 @@ def merge_ranges(parts: list[RangeResult], *, pe: int | None, phase: str | None)
         out.mismatched += part.mismatched
     out.partial = out.partial.compact()
     return out
-
-
-def file_lines(path: Path) -> int:
-    """Lines in a file, a last line without line end included (tests)."""
-    data = path.read_bytes()
-    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)

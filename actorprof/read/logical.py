@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..schema import LOGICAL_COLUMNS, LOGICAL_DTYPES, LOGICAL_INT_COLUMNS, MAX_MSG_BYTES
 from ._fastscan import FAST_BLOCK_BYTES, BlockBuffer, KeyTable, tokenize_block
-from ._files import TraceFile, check_pe_files, find_pe_files, select_phase
+from ._files import TraceFile, pe_trace_files
 from ._report import FileReport, ReadReport
 from ._scan import (
     CsvSpec,
@@ -55,9 +55,7 @@ def logical_files(
         A file's PE id is beyond ``num_pes``.
     """
     report = ReadReport(kind="logical") if report is None else report
-    files = select_phase(find_pe_files(Path(path), "send"), phase, report)
-    check_pe_files(files, num_pes, report)
-    return files
+    return pe_trace_files(Path(path), "send", phase=phase, num_pes=num_pes, report=report)
 
 
 def iter_logical(

@@ -40,7 +40,7 @@ from ..schema import (
     papi_columns,
     papi_dtypes,
 )
-from ._files import TraceFile, check_pe_files, find_pe_files, select_phase
+from ._files import TraceFile, pe_trace_files
 from ._report import FileReport, ReadReport
 from ._scan import DEFAULT_BLOCK_BYTES, CsvSpec, RowCheck, require_trace_lines, scan_csv
 
@@ -83,9 +83,7 @@ def papi_files(
         A file's PE id is beyond ``num_pes``.
     """
     report = ReadReport(kind="papi") if report is None else report
-    files = select_phase(find_pe_files(Path(path), "papi"), phase, report)
-    check_pe_files(files, num_pes, report)
-    return files
+    return pe_trace_files(Path(path), "papi", phase=phase, num_pes=num_pes, report=report)
 
 
 def papi_counter_names(n_counters: int, counters: Sequence[str] | None = None) -> tuple[str, ...]:
