@@ -290,7 +290,14 @@ def plot_pe_loads(
     ax.set_xlabel(unit_label)
     ax.set_ylabel(f"{value_label} per {unit_label}")
     ax.yaxis.set_major_formatter(_count_formatter(0.0, float(np.nanmax(loads.to_numpy()))))
-    ax.legend(title="dashed: mean", fontsize="small", title_fontsize="small", frameon=False)
+    ax.legend(
+        title="dashed: mean",
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),  # outside: the steps can fill any corner
+        fontsize="small",
+        title_fontsize="small",
+        frameon=False,
+    )
     if title is not None:
         ax.set_title(title)
     return ax

@@ -19,8 +19,8 @@ __all__ = [
     "TraceFile",
     "check_input_path",
     "find_pe_files",
-    "pe_trace_files",
     "format_ranges",
+    "pe_trace_files",
     "select_phase",
 ]
 
