@@ -81,29 +81,29 @@ _EXPORTS = {
     "plot_timeline_heat": "plot",
     # time
     "send_timeline": "analyze.timeline",
-    "timeline_view": "views.timeline",
-    "perfetto_trace": "views.timeline",
+    "timeline_view": "kinds",
+    "perfetto_trace": "kinds.timeline",
     "plot_bytes_bars": "plot",
     "plot_papi_bars": "plot.bars",
     "plot_time_stacked": "plot.bars",
-    # views
-    "LogicalView": "views",
-    "logical_view": "views",
-    "PhysicalView": "views",
-    "physical_view": "views",
-    "AggregationView": "views",
-    "aggregation_view": "views",
-    "PapiView": "views",
-    "papi_view": "views",
-    "OverallView": "views",
-    "overall_view": "views",
+    # kinds: one trace kind read and analysed
+    "LogicalView": "kinds",
+    "logical_view": "kinds",
+    "PhysicalView": "kinds",
+    "physical_view": "kinds",
+    "AggregationView": "kinds",
+    "aggregation_view": "kinds",
+    "PapiView": "kinds",
+    "papi_view": "kinds",
+    "OverallView": "kinds",
+    "overall_view": "kinds",
     # report and compare
-    "RunReport": "views.report",
-    "run_report": "views.report",
-    "CompareView": "views.compare",
-    "compare_runs": "views.compare",
-    "Finding": "analyze.findings",
-    "report_findings": "analyze.findings",
+    "RunReport": "report",
+    "run_report": "report",
+    "CompareView": "report",
+    "compare_runs": "report",
+    "Finding": "report",
+    "report_findings": "report",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -154,7 +154,6 @@ if TYPE_CHECKING:  # pragma: no cover
         time_breakdown,
         time_checks,
     )
-    from .analyze.findings import Finding, report_findings
     from .analyze.physical import (
         MeshFit,
         PhysicalAccumulator,
@@ -173,6 +172,12 @@ if TYPE_CHECKING:  # pragma: no cover
         TraceFormatError,
         UsageError,
     )
+    from .kinds.aggregation import AggregationView, aggregation_view
+    from .kinds.logical import LogicalView, logical_view
+    from .kinds.overall import OverallView, overall_view
+    from .kinds.papi import PapiView, papi_view
+    from .kinds.physical import PhysicalView, physical_view
+    from .kinds.timeline import perfetto_trace, timeline_view
     from .plot import plot_heatmap, plot_pe_loads, plot_rate, plot_timeline_heat, plot_violin
     from .plot.aggregation import plot_bytes_bars
     from .plot.bars import plot_papi_bars, plot_time_stacked
@@ -180,11 +185,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .read.overall import read_overall
     from .read.papi import iter_papi, papi_files, read_papi
     from .read.physical import iter_physical, physical_file, read_physical
-    from .views import LogicalView, logical_view
-    from .views.aggregation import AggregationView, aggregation_view
-    from .views.compare import CompareView, compare_runs
-    from .views.overall import OverallView, overall_view
-    from .views.papi import PapiView, papi_view
-    from .views.physical import PhysicalView, physical_view
-    from .views.report import RunReport, run_report
-    from .views.timeline import perfetto_trace, timeline_view
+    from .report.compare import CompareView, compare_runs
+    from .report.findings import Finding, report_findings
+    from .report.run import RunReport, run_report

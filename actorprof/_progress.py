@@ -1,6 +1,10 @@
-"""A progress line on stderr for long reads: files and bytes done, rate.
+"""Progress of long reads: what a read reports, and a line on stderr showing it.
 
-Shown only on a terminal, only when not quiet, and only once a read has
+A read (a ``<kind>_view`` function) takes any object with the three methods
+of :class:`ProgressSink`: it says what it will read (:meth:`begin`), how far
+it is (:meth:`update`) and when it is done (:meth:`close`). The library
+never prints; the CLI passes a :class:`Progress`, which draws a line on
+stderr only on a terminal, only when not quiet, and only once a read has
 taken more than ``delay_s`` seconds, so short runs and logs stay clean.
 """
 
@@ -9,11 +13,45 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import TextIO, TypeVar
+from typing import Protocol, TextIO, TypeVar
 
-__all__ = ["Progress", "human_bytes"]
+__all__ = ["Progress", "ProgressSink", "human_bytes", "track"]
 
 T = TypeVar("T")
+
+
+class ProgressSink(Protocol):
+    """What a read tells about its progress (all counts cumulative)."""
+
+    def begin(self, total_bytes: int, total_files: int) -> None: ...
+
+    def update(self, done_bytes: int, done_files: int) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def track(
+    items: Iterable[T],
+    progress: ProgressSink | None,
+    *,
+    planned: Callable[[], tuple[int, int]],
+    done: Callable[[], tuple[int, int]],
+) -> Iterator[T]:
+    """Yield ``items``, telling ``progress`` how far the read is after each.
+
+    ``planned()`` (bytes, files) is asked once the first item has come (a
+    reader lists its files when it starts), ``done()`` after every item.
+    """
+    if progress is None:
+        yield from items
+        return
+    begun = False
+    for item in items:
+        if not begun:
+            progress.begin(*planned())
+            begun = True
+        yield item
+        progress.update(*done())
 
 
 def human_bytes(n: float) -> str:
@@ -26,14 +64,14 @@ def human_bytes(n: float) -> str:
 
 
 class Progress:
-    """Report ``done()`` bytes of ``total`` while iterating."""
+    """A :class:`ProgressSink` drawing one line on stderr: files, bytes, rate.
+
+    Several reads may report to one line (``report`` reads every kind):
+    their totals add up as they begin.
+    """
 
     def __init__(
         self,
-        total: int,
-        done: Callable[[], int],
-        files: Callable[[], int],
-        total_files: int,
         *,
         enabled: bool,
         stream: TextIO | None = None,
@@ -42,26 +80,24 @@ class Progress:
     ) -> None:
         self.stream = sys.stderr if stream is None else stream
         self.enabled = enabled
-        self.total = total
-        self.done = done
-        self.files = files
-        self.total_files = total_files
+        self.total = 0
+        self.total_files = 0
         self.delay_s = delay_s
         self.every_s = every_s
+        self._base = (0, 0)  # bytes and files of the reads already closed
+        self._done = (0, 0)
         self._start = time.monotonic()
         self._last = 0.0
         self._shown = False
 
-    def wrap(self, items: Iterable[T]) -> Iterator[T]:
-        """Yield ``items``, updating the line after each."""
-        try:
-            for item in items:
-                yield item
-                self.update()
-        finally:
-            self.close()
+    def begin(self, total_bytes: int, total_files: int) -> None:
+        self._base = (self._base[0] + self._done[0], self._base[1] + self._done[1])
+        self._done = (0, 0)
+        self.total = self._base[0] + total_bytes
+        self.total_files = self._base[1] + total_files
 
-    def update(self) -> None:
+    def update(self, done_bytes: int, done_files: int) -> None:
+        self._done = (done_bytes, done_files)
         if not self.enabled:
             return
         now = time.monotonic()
@@ -69,17 +105,24 @@ class Progress:
         if elapsed < self.delay_s or now - self._last < self.every_s:
             return
         self._last = now
-        done = self.done()
+        done = self._base[0] + done_bytes
+        files = self._base[1] + done_files
         rate = done / elapsed if elapsed > 0 else 0.0
         pct = 100.0 * done / self.total if self.total else 100.0
         line = (
-            f"reading {self.files()}/{self.total_files} files, "
+            f"reading {files}/{self.total_files} files, "
             f"{human_bytes(done)} of {human_bytes(self.total)} ({pct:.0f} %), "
             f"{human_bytes(rate)}/s"
         )
         self.stream.write("\r" + line.ljust(72))
         self.stream.flush()
         self._shown = True
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def close(self) -> None:
         if self._shown:

@@ -2,7 +2,7 @@
 
 One command per trace kind. Every command reads, analyses, plots and writes
 through the library; this module only parses options, creates figures,
-writes files (with :mod:`actorprof.output`) and turns errors into exit codes:
+writes files (with :mod:`actorprof.write`) and turns errors into exit codes:
 0 success, 1 data error, 2 usage error. Heavy libraries are imported inside
 the commands so that ``actorprof --help`` answers at once.
 """
@@ -14,11 +14,17 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from ._version import __version__
+
+if TYPE_CHECKING:
+    from ._progress import Progress
+    from .analyze.matrix import SelfSends
+    from .engine import Engine
+    from .kinds.logical import Level, Metric
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,8 +50,11 @@ class Console:
         for path in paths:
             click.echo(str(path))
 
-    def progress_enabled(self) -> bool:
-        return not self.quiet and sys.stderr.isatty()
+    def progress(self) -> Progress:
+        """A progress line on stderr, drawn only on a terminal and never when quiet."""
+        from ._progress import Progress
+
+        return Progress(enabled=not self.quiet and sys.stderr.isatty())
 
 
 def common_options(func: F) -> F:
@@ -260,9 +269,9 @@ def logical(
     cache_dir: Path | None,
     no_cache: bool,
     scheduler: str | None,
-    metric: str,
-    self_sends: str,
-    level: str,
+    metric: Metric,
+    self_sends: SelfSends,
+    level: Level,
     phase: str | None,
     log_scale: bool,
     top: int,
@@ -271,45 +280,23 @@ def logical(
 
     TRACE_DIR holds the run's PE<i>_send.csv files (or is one such file).
     """
-    from ._progress import Progress
-    from .engine import Engine, reduce_logical
-    from .output import OutputWriter
-    from .output.logical import write_logical
-    from .read import ReadReport, logical_files
-    from .views.logical import require_messages, view_from_accumulator
+    from .kinds.logical import logical_view, require_messages, write_logical
+    from .read import ReadReport
+    from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="logical", fmt=fmt)
-    report = ReadReport(kind="logical")
-    files = logical_files(trace_dir, phase=phase, num_pes=num_pes, report=report)
-    done = [0, 0]  # bytes, files
-    progress = Progress(
-        sum(f.path.stat().st_size for f in files),
-        lambda: done[0],
-        lambda: done[1],
-        len(files),
-        enabled=console.progress_enabled(),
-    )
-
-    def advance(nbytes: int, nfiles: int) -> None:
-        done[:] = [nbytes, nfiles]
-        progress.update()
-
-    engine = Engine(jobs=jobs, cache=not no_cache, cache_dir=cache_dir, scheduler=scheduler)
-    try:
-        acc = reduce_logical(
-            trace_dir, phase=phase, num_pes=num_pes, report=report, engine=engine, progress=advance
+    with console.progress() as progress:
+        view = logical_view(
+            trace_dir,
+            phase=phase,
+            num_pes=num_pes,
+            self_sends=self_sends,
+            report=ReadReport(kind="logical"),
+            engine=make_engine(jobs, cache_dir, no_cache, scheduler),
+            progress=progress,
         )
-    finally:
-        progress.close()
-    view = view_from_accumulator(
-        acc,
-        report,
-        path=str(trace_dir),
-        num_pes=num_pes,
-        self_sends=self_sends,  # type: ignore[arg-type]
-    )
-    require_messages(view, level)  # type: ignore[arg-type]
+    require_messages(view, level)
     write_logical(view, out, metric=metric, level=level, log_scale=log_scale, top=top)
     console.wrote(out.written)
     report_to_console(view.report, console)
@@ -346,21 +333,17 @@ def timeline(
 
     TRACE_DIR holds the run's PE<i>_send.csv files (with timestamps).
     """
-    from .output import OutputWriter
-    from .output.timeline import write_timeline_figure
+    from .kinds.timeline import timeline_view, write_timeline_figure
     from .read import ReadReport
-    from .views.timeline import timeline_view
+    from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="timeline", fmt=fmt)
     reports: dict[str, ReadReport] = {}
-    view = timeline_view(
-        trace_dir,
-        phase=phase,
-        num_pes=num_pes,
-        reports=reports,
-        wrap=logical_progress(trace_dir, reports, console),
-    )
+    with console.progress() as progress:
+        view = timeline_view(
+            trace_dir, phase=phase, num_pes=num_pes, reports=reports, progress=progress
+        )
     write_timeline_figure(view, out, bins=bins, log_scale=log_scale)
     out.csv(view.display(bins).counts, "counts")
     out.json(view.summary(bins=bins), "summary")
@@ -425,26 +408,23 @@ def export(
     With a PAPI trace of the same run (in the same folder, or --papi DIR), each
     PE also gets a handled/s track (PROC) and a MAIN slice.
     """
-    from .output import OutputWriter
-    from .read import ReadReport
-    from .views.timeline import (
+    from .kinds.timeline import (
         clock_overlap,
         find_papi_folder,
         papi_times,
         perfetto_trace,
         timeline_view,
     )
+    from .read import ReadReport
+    from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="export", fmt=fmt)
     reports: dict[str, ReadReport] = {}
-    view = timeline_view(
-        trace_dir,
-        phase=phase,
-        num_pes=num_pes,
-        reports=reports,
-        wrap=logical_progress(trace_dir, reports, console),
-    )
+    with console.progress() as progress:
+        view = timeline_view(
+            trace_dir, phase=phase, num_pes=num_pes, reports=reports, progress=progress
+        )
     papi = None
     papi_dir = papi_path if papi_path is not None else find_papi_folder(trace_dir)
     if papi_dir is not None:
@@ -507,34 +487,22 @@ def papi(
     line with mailbox -1 is the MAIN region (local computation and message
     construction); every other line is one message handled in PROC.
     """
-    from ._progress import Progress
-    from .output import OutputWriter
-    from .output.papi import write_papi
+    from .kinds.papi import papi_view, write_papi
     from .read import ReadReport
-    from .read.papi import iter_papi, papi_files
-    from .views.papi import build_papi_view
+    from .write import OutputWriter
 
     names = None if counters is None else [c.strip() for c in counters.split(",")]
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="papi", fmt=fmt)
-    report = ReadReport(kind="papi")
-    files = papi_files(trace_dir, phase=phase, num_pes=num_pes, report=report)
-    progress = Progress(
-        sum(f.path.stat().st_size for f in files),
-        lambda: report.bytes_read,
-        lambda: len(report.files),
-        len(files),
-        enabled=console.progress_enabled(),
-    )
-    view = build_papi_view(
-        progress.wrap(
-            iter_papi(trace_dir, phase=phase, num_pes=num_pes, counters=names, report=report)
-        ),
-        report,
-        path=str(trace_dir),
-        num_pes=num_pes,
-        counters=names,
-    )
+    with console.progress() as progress:
+        view = papi_view(
+            trace_dir,
+            phase=phase,
+            num_pes=num_pes,
+            counters=names,
+            report=ReadReport(kind="papi"),
+            progress=progress,
+        )
     write_papi(view, out, by_mailbox=by_mailbox, sort=sort)
     console.wrote(out.written)
     report_to_console(view.report, console)
@@ -586,19 +554,15 @@ def overall(
     -DENABLE_TCOMM_PROFILING, or the folder holding overall.txt. Other output
     in the file is ignored (and counted).
     """
-    from .output import OutputWriter
-    from .output.overall import write_overall
+    from .kinds.overall import overall_view, write_overall
     from .read import ReadReport
-    from .read.overall import program_output_lines, read_overall
-    from .views.overall import build_overall_view
+    from .read.overall import program_output_lines
+    from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="overall", fmt=fmt)
     report = ReadReport(kind="overall")
-    raw = read_overall(trace, num_pes=num_pes, report=report)
-    view = build_overall_view(
-        raw, report, path=str(trace), num_pes=num_pes, label=label, cpu_ghz=cpu_ghz
-    )
+    view = overall_view(trace, label=label, num_pes=num_pes, cpu_ghz=cpu_ghz, report=report)
     write_overall(view, out, sort=sort)
     console.wrote(out.written)
     for note in report.notes:
@@ -612,20 +576,11 @@ def overall(
         console.info(line)
 
 
-def logical_progress(trace_dir: Path, reports: dict[str, Any], console: Console) -> Any:
-    """A chunk-stream wrapper showing progress over every logical file in the folder."""
-    from ._progress import Progress
-    from .read._files import find_pe_files
+def make_engine(jobs: int, cache_dir: Path | None, no_cache: bool, scheduler: str | None) -> Engine:
+    """The engine the shared engine options describe."""
+    from .engine import Engine
 
-    files = [f for phase in find_pe_files(trace_dir, "send").values() for f in phase]
-    progress = Progress(
-        sum(f.path.stat().st_size for f in files),
-        lambda: sum(r.bytes_read for r in reports.values()),
-        lambda: sum(len(r.files) for r in reports.values()),
-        len(files),
-        enabled=console.progress_enabled(),
-    )
-    return progress.wrap
+    return Engine(jobs=jobs, cache=not no_cache, cache_dir=cache_dir, scheduler=scheduler)
 
 
 def report_to_console(report: Any, console: Console) -> None:
@@ -692,7 +647,7 @@ def physical(
     quiet: bool,
     verbose: bool,
     send_type: str,
-    metric: str,
+    metric: Metric,
     pes_per_node: int | None,
     log_scale: bool,
     top: int,
@@ -702,31 +657,20 @@ def physical(
     TRACE is physical.txt (the stdout of a run built with -DENABLE_TRACE_PHYSICAL,
     program output and all) or the folder holding it.
     """
-    from ._progress import Progress
-    from .output import OutputWriter
-    from .output.physical import write_physical
+    from .kinds.physical import physical_view, write_physical
     from .read import ReadReport
-    from .read.physical import iter_physical, physical_file
-    from .views.physical import build_physical_view
+    from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="physical", fmt=fmt)
-    report = ReadReport(kind="physical")
-    path = physical_file(trace)
-    progress = Progress(
-        path.stat().st_size,
-        lambda: report.bytes_read,
-        lambda: len(report.files),
-        1,
-        enabled=console.progress_enabled(),
-    )
-    view = build_physical_view(
-        progress.wrap(iter_physical(path, num_pes=num_pes, report=report)),
-        report,
-        path=str(path),
-        num_pes=num_pes,
-        pes_per_node=pes_per_node,
-    )
+    with console.progress() as progress:
+        view = physical_view(
+            trace,
+            num_pes=num_pes,
+            pes_per_node=pes_per_node,
+            report=ReadReport(kind="physical"),
+            progress=progress,
+        )
     types = view.types_shown(None if send_type == "all" else [send_type])
     write_physical(view, out, types=types, metric=metric, log_scale=log_scale, top=top)
     console.wrote(out.written)
@@ -782,19 +726,9 @@ def aggregation(
     subfolders); the logical trace of the same run is found next to it or given
     with --logical. Without --pes-per-node, K comes from the logical trace's node ids.
     """
-    from ._progress import Progress
-    from .engine import Engine, reduce_logical
-    from .output import OutputWriter
-    from .output.aggregation import write_aggregation
-    from .read import ReadReport, logical_files
-    from .read.physical import iter_physical
-    from .views.aggregation import (
-        aggregation_inputs,
-        build_aggregation_view,
-        pes_per_node_from_nodes,
-    )
-    from .views.logical import view_from_accumulator
-    from .views.physical import build_physical_view
+    from .kinds.aggregation import aggregation_inputs, aggregation_view, write_aggregation
+    from .read import ReadReport
+    from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="aggregation", fmt=fmt)
@@ -802,38 +736,18 @@ def aggregation(
     console.info(f"physical trace: {physical_path}; logical trace: {logical_path}")
     lreport = ReadReport(kind="logical")
     preport = ReadReport(kind="physical")
-    files = logical_files(logical_path, phase=phase, num_pes=num_pes, report=lreport)
-    done = [0, 0]  # logical bytes and files, from the engine
-    progress = Progress(
-        sum(f.path.stat().st_size for f in files) + physical_path.stat().st_size,
-        lambda: done[0] + preport.bytes_read,
-        lambda: done[1] + len(preport.files),
-        len(files) + 1,
-        enabled=console.progress_enabled(),
-    )
-
-    def advance(nbytes: int, nfiles: int) -> None:
-        done[:] = [nbytes, nfiles]
-        progress.update()
-
-    engine = Engine(jobs=jobs, cache=not no_cache, cache_dir=cache_dir, scheduler=scheduler)
-    acc = reduce_logical(
-        logical_path, phase=phase, num_pes=num_pes, report=lreport, engine=engine, progress=advance
-    )
-    lview = view_from_accumulator(acc, lreport, path=str(logical_path), num_pes=num_pes)
-    k = (
-        pes_per_node
-        if pes_per_node is not None
-        else pes_per_node_from_nodes(lview.matrices.pe_node)
-    )
-    pview = build_physical_view(
-        progress.wrap(iter_physical(physical_path, num_pes=num_pes, report=preport)),
-        preport,
-        path=str(physical_path),
-        num_pes=num_pes,
-        pes_per_node=k,
-    )
-    view = build_aggregation_view(pview, lview, pes_per_node=pes_per_node)
+    with console.progress() as progress:
+        view = aggregation_view(
+            physical_path,
+            logical=logical_path,
+            phase=phase,
+            num_pes=num_pes,
+            pes_per_node=pes_per_node,
+            physical_report=preport,
+            logical_report=lreport,
+            engine=make_engine(jobs, cache_dir, no_cache, scheduler),
+            progress=progress,
+        )
     write_aggregation(view, out, log_scale=log_scale)
     console.wrote(out.written)
     report_to_console(lreport, console)
@@ -879,9 +793,9 @@ def report(
     and the report is still written (exit 0); exit 1 only when no trace is found.
     """
     from .errors import UsageError
-    from .output.report import report_figures
-    from .report_html import FigureCollector, NamedOutputWriter, render_report
-    from .views.report import run_report
+    from .report.figures import report_figures
+    from .report.html import FigureCollector, NamedOutputWriter, render_report
+    from .report.run import run_report
 
     if fmt not in ("png", "svg"):
         raise UsageError(f"the report embeds png or svg figures, not {fmt}: use --format png|svg")
@@ -981,9 +895,8 @@ def compare(
     heatmaps share one colour scale, the violins one axis, the overall bars
     one time axis; compare.json holds every metric of both runs and B/A.
     """
-    from .output.compare import write_compare
-    from .report_html import NamedOutputWriter
-    from .views.compare import compare_runs
+    from .report.compare import compare_runs, write_compare
+    from .report.html import NamedOutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
     out = NamedOutputWriter(output_dir, kind="compare", fmt=fmt)

@@ -51,6 +51,7 @@ class TraceFormatError(ActorProfError):
     ) -> None:
         self.path = None if path is None else str(path)
         self.line = line
+        self.message = message
         where = ""
         if self.path is not None:
             where = self.path if line is None else f"{self.path}:{line}"

@@ -43,6 +43,7 @@ from __future__ import annotations
 from typing import Final
 
 import numpy as np
+import pandas as pd
 
 __all__ = [
     "AGGREGATION_LINK_COLUMNS",
@@ -231,6 +232,8 @@ SEND_TYPES: Final = ("local_send", "nonblock_send", "nonblock_progress")
 #: The types that put a buffer on the wire; ``nonblock_progress`` completes
 #: earlier non-blocking sends and is counted apart.
 BUFFER_SEND_TYPES: Final = ("local_send", "nonblock_send")
+#: dtype of the ``send_type`` column.
+SEND_TYPE_DTYPE: Final = pd.CategoricalDtype(list(SEND_TYPES), ordered=False)
 PHYSICAL_COLUMNS: Final = ("send_type", "buffer_bytes", "src_pe", "dst_pe")
 #: Dtypes of the integer physical columns (``send_type`` is categorical).
 PHYSICAL_INT_DTYPES: Final[dict[str, np.dtype[np.generic]]] = {

@@ -1012,7 +1012,7 @@ def test_long_garbage_is_cut_in_messages(tmp_path: Path) -> None:
 
 
 def test_system_errors_are_not_called_bugs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import actorprof.read.overall as overall
+    import actorprof.kinds.overall as overall
 
     def refuse(*args: Any, **kws: Any) -> Any:
         raise OSError(24, "Too many open files", "/proc/self/fd")

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from actorprof.kinds.logical import logical_view
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,7 +26,6 @@ from actorprof.analyze.matrix import CommAccumulator, CommMatrices
 from actorprof.cli import main
 from actorprof.engine import Engine, reduce_logical
 from actorprof.read._fastscan import BlockBuffer, KeyTable, tokenize_block
-from actorprof.views.logical import logical_view
 
 from .conftest import snapshot
 
@@ -240,13 +240,26 @@ def test_dask_local_cluster_identical(tmp_path: Path, data: Path) -> None:
 def test_progress_reports_bytes_and_files(tmp_path: Path) -> None:
     folder = noisy_trace(tmp_path / "run")
     calls: list[tuple[int, int]] = []
+    begun: list[tuple[int, int]] = []
+
+    class Recorder:
+        def begin(self, total_bytes: int, total_files: int) -> None:
+            begun.append((total_bytes, total_files))
+
+        def update(self, done_bytes: int, done_files: int) -> None:
+            calls.append((done_bytes, done_files))
+
+        def close(self) -> None:
+            pass
+
     reduce_logical(
         folder,
         report=ReadReport(),
         engine=Engine(jobs=2, split_bytes=10_000, parallel_min_bytes=0),
-        progress=lambda b, f: calls.append((b, f)),
+        progress=Recorder(),
     )
     total = sum(p.stat().st_size for p in folder.iterdir())
+    assert begun == [(total, 4)]
     assert calls[-1] == (total, 4)
     assert calls == sorted(calls)
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from actorprof.analyze import findings as fd
+from actorprof.report import findings as fd
 from actorprof.analyze.imbalance import imbalance
 
 

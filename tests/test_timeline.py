@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from actorprof.kinds.timeline import perfetto_trace, timeline_view
 from click.testing import CliRunner
 
 from actorprof.analyze.timeline import TimelineAccumulator, rebin, send_timeline
 from actorprof.cli import main
 from actorprof.plot.timeline import plot_rate, plot_timeline_heat
-from actorprof.views.timeline import perfetto_trace, timeline_view
 
 
 def frame(pes: list[int], times: list[float]) -> pd.DataFrame:
@@ -170,7 +170,7 @@ def test_export_with_papi_regions(examples: Path, tmp_path: Path) -> None:
 
 
 def test_papi_times_and_clock_check(examples: Path) -> None:
-    from actorprof.views.timeline import clock_overlap, papi_times
+    from actorprof.kinds.timeline import clock_overlap, papi_times
 
     papi = papi_times(examples / "histo_4pe" / "papi")
     # PROC lines per receiving PE: the file's lines minus its MAIN line

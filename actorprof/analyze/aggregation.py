@@ -25,11 +25,11 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ..read.physical import SEND_TYPE_DTYPE
 from ..schema import (
     AGGREGATION_LINK_COLUMNS,
     AGGREGATION_PE_TABLE_COLUMNS,
     BUFFER_SEND_TYPES,
+    SEND_TYPE_DTYPE,
     SEND_TYPES,
 )
 from .physical import PhysicalMatrices

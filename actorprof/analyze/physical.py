@@ -217,7 +217,7 @@ def physical_matrices(
     Examples
     --------
     >>> import pandas as pd
-    >>> from actorprof.read.physical import SEND_TYPE_DTYPE
+    >>> from actorprof.schema import SEND_TYPE_DTYPE
     >>> df = pd.DataFrame({"send_type": pd.Categorical(["local_send", "nonblock_send"],
     ...                                                dtype=SEND_TYPE_DTYPE),
     ...                    "buffer_bytes": [64, 128], "src_pe": [0, 1], "dst_pe": [1, 1]})

@@ -12,6 +12,7 @@ import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .._text import format_ranges
 from ..errors import NoTraceError, TraceFormatError, UsageError
 from ._report import ReadReport
 
@@ -294,21 +295,13 @@ def pe_trace_files(
     """The per-PE files of ``kind`` a read would use: found, phase chosen, PEs checked."""
     files = select_phase(find_pe_files(path, kind), phase, report)
     check_pe_files(files, num_pes, report)
+    report.files_planned = len(files)
+    report.bytes_planned = sum(_size(f.path) for f in files)
     return files
 
 
-def format_ranges(values: list[int]) -> str:
-    """``[0, 1, 2, 5, 7, 8]`` -> ``"0-2, 5, 7-8"``."""
-    parts: list[str] = []
-    start = prev = None
-    for v in sorted(values):
-        if start is None:
-            start = prev = v
-        elif prev is not None and v == prev + 1:
-            prev = v
-        else:
-            parts.append(str(start) if start == prev else f"{start}-{prev}")
-            start = prev = v
-    if start is not None:
-        parts.append(str(start) if start == prev else f"{start}-{prev}")
-    return ", ".join(parts)
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0  # the read says why

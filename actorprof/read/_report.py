@@ -71,6 +71,26 @@ class FileReport:
                 text = text[:_MAX_TEXT] + "..."
             self.examples.append(SkippedLine(line, reason, text))
 
+    def absorb(self, other: FileReport, line_offset: int) -> None:
+        """Add the accounting of a later byte range of the same file.
+
+        ``other``'s line numbers are relative to its range; ``line_offset`` is
+        the number of lines before it. Its examples are replayed through
+        :meth:`skip`'s rule with file-wide counts (a range keeps the first
+        examples of each reason, a superset of what the whole file keeps).
+        """
+        self.lines_read += other.lines_read
+        self.lines_blank += other.lines_blank
+        self.bytes_read += other.bytes_read
+        seen: dict[str, int] = {}
+        for e in other.examples:
+            seen[e.reason] = seen.get(e.reason, 0) + 1
+            index = self.skipped.get(e.reason, 0) + seen[e.reason]
+            if index <= MAX_EXAMPLES_PER_REASON and len(self.examples) < MAX_EXAMPLES:
+                self.examples.append(SkippedLine(e.line + line_offset, e.reason, e.text))
+        for reason, n in other.skipped.items():
+            self.skipped[reason] = self.skipped.get(reason, 0) + n
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "path": self.path,
@@ -104,6 +124,9 @@ class ReadReport:
     #: Skip reasons that are normal for this kind of file (program output in
     #: a stdout capture): counted and reported, but not warned about.
     expected_reasons: set[str] = field(default_factory=set)
+    #: What the read will go through (set when its files are listed): for progress.
+    bytes_planned: int = 0
+    files_planned: int = 0
 
     @property
     def lines_read(self) -> int:
@@ -116,6 +139,14 @@ class ReadReport:
     @property
     def bytes_read(self) -> int:
         return sum(f.bytes_read for f in self.files)
+
+    def planned(self) -> tuple[int, int]:
+        """Bytes and files the read will go through (once its files are listed)."""
+        return self.bytes_planned, self.files_planned
+
+    def done(self) -> tuple[int, int]:
+        """Bytes read so far, and files begun."""
+        return self.bytes_read, len(self.files)
 
     def note(self, message: str) -> None:
         """Record an informational message (shown unless ``--quiet``)."""

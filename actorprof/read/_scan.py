@@ -128,8 +128,11 @@ def line_blocks(
         yield carry, True
 
 
-def file_blocks(path: Path, report: FileReport, block_bytes: int) -> Iterator[tuple[bytes, bool]]:
-    """:func:`line_blocks` of the file at ``path``, which is closed at the end.
+def file_blocks(
+    path: Path, report: FileReport, block_bytes: int, *, start: int = 0, limit: int | None = None
+) -> Iterator[tuple[bytes, bool]]:
+    """:func:`line_blocks` of the file at ``path`` (``limit`` bytes from
+    ``start``, default all), which is closed at the end.
 
     Raises
     ------
@@ -142,7 +145,9 @@ def file_blocks(path: Path, report: FileReport, block_bytes: int) -> Iterator[tu
         raise TraceFormatError(f"cannot open: {exc.strerror}", path=path) from exc
     with handle:
         try:
-            yield from line_blocks(handle, report, block_bytes)
+            if start:
+                handle.seek(start)
+            yield from line_blocks(handle, report, block_bytes, limit=limit)
         except OSError as exc:
             raise TraceFormatError(f"read failed: {exc.strerror}", path=path) from exc
 

@@ -3,27 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..errors import TraceFormatError
 from ..schema import LOGICAL_COLUMNS, LOGICAL_DTYPES, LOGICAL_INT_COLUMNS, MAX_MSG_BYTES
 from ._fastscan import FAST_BLOCK_BYTES, BlockBuffer, KeyTable, tokenize_block
 from ._files import TraceFile, pe_trace_files
 from ._report import FileReport, ReadReport
-from ._scan import (
-    CsvSpec,
-    RowCheck,
-    apply_check,
-    file_blocks,
-    parse_block,
-    parse_last_line,
-    require_trace_lines,
-)
+from ._scan import CsvSpec, file_blocks, parse_block, parse_last_line, require_trace_lines
 
-__all__ = ["LOGICAL_SPEC", "iter_logical", "logical_files", "pe_limit_message", "read_logical"]
+__all__ = [
+    "LOGICAL_SPEC",
+    "LogicalBlock",
+    "iter_logical",
+    "logical_blocks",
+    "logical_files",
+    "new_key_table",
+    "pe_limit_message",
+    "read_logical",
+]
 
 LOGICAL_SPEC = CsvSpec(
     columns=LOGICAL_COLUMNS,
@@ -110,10 +113,7 @@ def iter_logical(
         report.files.append(file_report)
         mismatched = 0
         for frame in scan_logical(
-            trace_file.path,
-            file_report,
-            check=_pe_limit(num_pes),
-            block_bytes=block_bytes,
+            trace_file.path, file_report, num_pes=num_pes, block_bytes=block_bytes
         ):
             mismatched += int((frame["src_pe"].to_numpy() != trace_file.pe).sum())
             yield frame
@@ -158,45 +158,147 @@ def pe_limit_message(column: str, value: int, num_pes: int) -> str:
     )
 
 
-def scan_logical(
-    path: Path,
+@dataclass(frozen=True)
+class LogicalBlock:
+    """One block of whole lines of a logical file, as the block loop read it.
+
+    Canonical blocks come from the vectorised tokenizer: ``key_ids`` (one per
+    line; the values are ``table.values[key_ids]``) and the times. Any other
+    block comes from the reference parser: ``frame`` and ``lines``. Both
+    forms hold the same data for the same text.
+    """
+
+    first_line: int
+    key_ids: np.ndarray | None = None
+    #: Exact microseconds per line (fast route, when all times were asked for).
+    micros: np.ndarray | None = None
+    #: Smallest and largest time in microseconds (fast route; None: no times).
+    time_range: tuple[int, int] | None = None
+    frame: pd.DataFrame | None = None
+    #: Line of each frame row; None when the rows are consecutive lines.
+    lines: np.ndarray | None = None
+
+    def line_of(self, row: int) -> int:
+        """The file line (1-based) of row ``row``."""
+        return self.first_line + row if self.lines is None else int(self.lines[row])
+
+    def to_frame(self, table: KeyTable) -> pd.DataFrame:
+        """The block as a logical frame (columns :data:`LOGICAL_COLUMNS`)."""
+        if self.frame is not None:
+            return self.frame
+        assert self.key_ids is not None
+        return _tokens_frame(table.values[self.key_ids], self.micros)
+
+    def pe_limit_error(self, table: KeyTable, num_pes: int | None) -> tuple[int, str] | None:
+        """(line, message) of the first row whose source or destination is
+        beyond ``num_pes``, its source if both are: the one PE-limit check.
+
+        The first such row in file order is reported, so the error does not
+        depend on how the file is cut in blocks or which route read it.
+        """
+        if num_pes is None:
+            return None
+        if self.key_ids is not None:
+            values = table.values
+            bad_key = (values[:, 1] >= num_pes) | (values[:, 3] >= num_pes)
+            if not bad_key.any():
+                return None
+            rows = np.flatnonzero(bad_key[self.key_ids])
+            if not rows.size:
+                return None
+            row = int(rows[0])
+            src, dst = (int(v) for v in values[self.key_ids[row], [1, 3]])
+        else:
+            assert self.frame is not None
+            all_src = self.frame["src_pe"].to_numpy()
+            all_dst = self.frame["dst_pe"].to_numpy()
+            beyond = np.flatnonzero((all_src >= num_pes) | (all_dst >= num_pes))
+            if not beyond.size:
+                return None
+            row = int(beyond[0])
+            src, dst = int(all_src[row]), int(all_dst[row])
+        column, value = ("src_pe", src) if src >= num_pes else ("dst_pe", dst)
+        return self.line_of(row), pe_limit_message(column, value, num_pes)
+
+
+def new_key_table() -> KeyTable:
+    """An empty key table for the logical format's integer fields."""
+    spec = LOGICAL_SPEC
+    return KeyTable(len(spec.columns) - 1, tuple(spec.limit(c) for c in spec.columns[:-1]))
+
+
+def logical_blocks(
+    path: str | Path,
     report: FileReport,
+    table: KeyTable,
     *,
-    check: RowCheck | None = None,
+    start: int = 0,
+    stop: int | None = None,
+    all_times: bool = True,
     block_bytes: int = FAST_BLOCK_BYTES,
-) -> Iterator[pd.DataFrame]:
-    """Frames of one logical file: the vectorised tokenizer where it can, else the
-    reference parser (same frames, same line accounting; see docs/performance.md).
+) -> Iterator[LogicalBlock]:
+    """The block loop of the logical format: every reader of it runs this.
+
+    Reads the lines in bytes ``[start, stop)`` of ``path`` (``start`` 0 or
+    just after a line end, ``stop`` just after one or None for the end);
+    line numbers are relative to ``start``. Counts every line in ``report``
+    (read, blank, or skipped under a reason). ``all_times`` false: the fast
+    route keeps only the smallest and largest time (cheaper).
 
     Raises
     ------
     TraceFormatError
-        The file cannot be read, or ``check`` rejects a row (file and line).
+        The file cannot be opened or read (the message names it).
     """
     spec = LOGICAL_SPEC
-    table = KeyTable(len(spec.columns) - 1, tuple(spec.limit(c) for c in spec.columns[:-1]))
     buffer = BlockBuffer()
     first_line = 1
-    for block, last in file_blocks(path, report, block_bytes):
-        lines: np.ndarray | None = None
+    limit = None if stop is None else stop - start
+    for block, last in file_blocks(Path(path), report, block_bytes, start=start, limit=limit):
         if last:
             frame, lines = parse_last_line(block, first_line, spec, report)
+            yield LogicalBlock(first_line, frame=frame, lines=lines)
+            return
+        fast = tokenize_block(
+            block,
+            table,
+            time_optional=spec.optional_last,
+            has_time_column=True,
+            all_times=all_times,
+            buffer=buffer,
+        )
+        if fast is None:
+            frame, lines = parse_block(block, first_line, spec, report)
+            yield LogicalBlock(first_line, frame=frame, lines=lines)
+            first_line += block.count(b"\n")
         else:
-            fast = tokenize_block(
-                block,
-                table,
-                time_optional=spec.optional_last,
-                has_time_column=True,
-                all_times=True,
-                buffer=buffer,
+            report.lines_read += len(fast.key_ids)
+            yield LogicalBlock(
+                first_line, key_ids=fast.key_ids, micros=fast.micros, time_range=fast.time_range
             )
-            if fast is None:
-                frame, lines = parse_block(block, first_line, spec, report)
-            else:
-                frame = _tokens_frame(table.values[fast.key_ids], fast.micros)
-                report.lines_read += len(frame)
-        apply_check(frame, lines, first_line, path, check)
-        first_line += block.count(b"\n")
+            first_line += len(fast.key_ids)
+
+
+def scan_logical(
+    path: Path,
+    report: FileReport,
+    *,
+    num_pes: int | None = None,
+    block_bytes: int = FAST_BLOCK_BYTES,
+) -> Iterator[pd.DataFrame]:
+    """Frames of one logical file (the plain reader over :func:`logical_blocks`).
+
+    Raises
+    ------
+    TraceFormatError
+        The file cannot be read, or a PE id is beyond ``num_pes`` (file and line).
+    """
+    table = new_key_table()
+    for block in logical_blocks(path, report, table, block_bytes=block_bytes):
+        error = block.pe_limit_error(table, num_pes)
+        if error is not None:
+            raise TraceFormatError(error[1], path=path, line=error[0])
+        frame = block.to_frame(table)
         if len(frame):
             yield frame
 
@@ -210,25 +312,3 @@ def _tokens_frame(values: np.ndarray, micros: np.ndarray | None) -> pd.DataFrame
     }
     data["time_s"] = np.full(len(values), np.nan) if micros is None else micros / 1_000_000
     return pd.DataFrame(data, columns=list(LOGICAL_COLUMNS))
-
-
-def _pe_limit(num_pes: int | None) -> RowCheck | None:
-    """Check of the first row whose source or destination is beyond ``num_pes``.
-
-    The first such row in file order is reported (its source if both are
-    beyond), so the error does not depend on how the file is cut in blocks.
-    """
-    if num_pes is None:
-        return None
-
-    def check(frame: pd.DataFrame) -> tuple[int, str] | None:
-        src = frame["src_pe"].to_numpy()
-        dst = frame["dst_pe"].to_numpy()
-        beyond = np.flatnonzero((src >= num_pes) | (dst >= num_pes))
-        if not beyond.size:
-            return None
-        row = int(beyond[0])
-        column, values = ("src_pe", src) if src[row] >= num_pes else ("dst_pe", dst)
-        return row, pe_limit_message(column, int(values[row]), num_pes)
-
-    return check

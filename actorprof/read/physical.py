@@ -49,7 +49,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import TraceFormatError, UsageError
-from ..schema import MAX_MSG_BYTES, PHYSICAL_COLUMNS, PHYSICAL_INT_DTYPES, SEND_TYPES
+from ..schema import (
+    MAX_MSG_BYTES,
+    PHYSICAL_COLUMNS,
+    PHYSICAL_INT_DTYPES,
+    SEND_TYPE_DTYPE,
+    SEND_TYPES,
+)
 from ._files import stdout_file
 from ._report import (
     MAX_EXAMPLES,
@@ -75,7 +81,6 @@ __all__ = [
 
 PHYSICAL_FILE_NAME = "physical.txt"
 #: The ``send_type`` column's dtype: categories :data:`actorprof.schema.SEND_TYPES`.
-SEND_TYPE_DTYPE = pd.CategoricalDtype(list(SEND_TYPES), ordered=False)
 DEFAULT_BLOCK_BYTES = 16 * 1024 * 1024
 
 PROGRAM_OUTPUT = "program output"

@@ -484,7 +484,7 @@ def missing_pe_findings(
     """``missing_pes``: PEs of the run without trace file or profile lines."""
     if not missing:
         return []
-    from ..read._files import format_ranges
+    from .._text import format_ranges
 
     of = "" if num_pes is None else f" of {num_pes}"
     return [

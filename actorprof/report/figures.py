@@ -6,18 +6,27 @@ import functools
 import sys
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
-from .aggregation import write_aggregation
-from .logical import write_logical
-from .overall import write_overall
-from .papi import write_papi
-from .physical import write_physical
-from .timeline import write_timeline_figure
+from ..kinds.aggregation import write_aggregation
+from ..kinds.logical import write_logical
+from ..kinds.overall import write_overall
+from ..kinds.papi import write_papi
+from ..kinds.physical import write_physical
+from ..kinds.timeline import write_timeline_figure
+
+if TYPE_CHECKING:
+    from .html import FigureCollector
+    from .run import RunReport
 
 
 def report_figures(
-    run: Any, out: Any, *, top: int, warn: Callable[[str], None], verbose: bool = False
+    run: RunReport,
+    out: FigureCollector,
+    *,
+    top: int,
+    warn: Callable[[str], None],
+    verbose: bool = False,
 ) -> dict[str, str]:
     """Draw every view's figures with the commands' own writers into ``out``.
 
@@ -38,25 +47,25 @@ def report_figures(
         )
     if run.timeline is not None and run.timeline.timeline.start_s is not None:
         jobs.append(("timeline", None, functools.partial(write_timeline_figure, run.timeline, out)))
-    for name, view in run.papi.items():
+    for name, papi in run.papi.items():
         jobs.append(
-            ("papi", name, functools.partial(write_papi, view, out, by_mailbox=False, sort="pe"))
+            ("papi", name, functools.partial(write_papi, papi, out, by_mailbox=False, sort="pe"))
         )
     if run.overall is not None:
         jobs.append(
             ("overall", None, functools.partial(write_overall, run.overall, out, sort="pe"))
         )
     if run.physical is not None:
-        view = run.physical
+        physical = run.physical
         jobs.append(
             (
                 "physical",
                 None,
                 functools.partial(
                     write_physical,
-                    view,
+                    physical,
                     out,
-                    types=view.types_shown(),
+                    types=physical.types_shown(),
                     metric="count",
                     log_scale=False,
                     top=top,

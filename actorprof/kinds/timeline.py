@@ -5,22 +5,23 @@ Also builds the Chrome Trace Event (Perfetto) export of the same data.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
+from .._progress import ProgressSink, track
 from .._version import __version__
 from ..analyze.imbalance import imbalance
 from ..analyze.timeline import Timeline, TimelineAccumulator, rebin
 from ..errors import ActorProfError
-from ..read._files import find_pe_files
-from ..read._report import ReadReport
+from ..read import ReadReport, find_pe_files
 from ..read.logical import iter_logical
+
+if TYPE_CHECKING:
+    from ..write import Sink
 
 __all__ = [
     "PapiTimes",
@@ -116,13 +117,13 @@ def timeline_view(
     base_s: float = 1e-3,
     max_bins: int = 100_000,
     reports: dict[str, ReadReport] | None = None,
-    wrap: Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]] | None = None,
+    progress: ProgressSink | None = None,
 ) -> TimelineView:
     """Read the logical trace's send times, every phase (or just ``phase``).
 
     Phases share one time axis (seconds since the first send of any of
-    them), so ``PhaseSpan``s show when each phase ran. ``wrap`` sees every
-    phase's chunk stream (a progress display, for instance).
+    them), so ``PhaseSpan``s show when each phase ran. ``progress`` is told
+    the bytes and files of each phase's read as it goes.
 
     Raises
     ------
@@ -139,7 +140,7 @@ def timeline_view(
         report = reports.setdefault(label, ReadReport(kind="logical"))
         acc = TimelineAccumulator(base_s=base_s, max_bins=max_bins)
         chunks = iter_logical(path, phase=name or None, num_pes=num_pes, report=report)
-        for chunk in chunks if wrap is None else wrap(chunks):
+        for chunk in track(chunks, progress, planned=report.planned, done=report.done):
             acc.add(chunk)
         partial.append((label, acc.result()))
         total.merge(acc)
@@ -393,3 +394,24 @@ def _papi_events(view: TimelineView, papi: PapiTimes, *, bins: int) -> list[dict
                 }
             )
     return events
+
+
+# --- files: figures, tables and the summary -------------------------------
+
+
+def write_timeline_figure(
+    view: TimelineView, out: Sink, *, bins: int = 200, log_scale: bool = False
+) -> None:
+    """``timeline_rate``: the rate (phases shaded when several) over the heat strip."""
+    from ..plot.timeline import plot_rate, plot_timeline_heat
+    from ..write import new_figure
+
+    shown = view.display(bins)
+    fig = new_figure(11.0, 7.5, nrows=2)
+    top, bottom = fig.axes
+    fig.get_layout_engine().set(h_pad=0.1)  # type: ignore[union-attr,call-arg]
+    spans = [(p.name, p.start_s, p.end_s) for p in view.phases] if len(view.phases) > 1 else []
+    plot_rate(shown, ax=top, spans=spans, title="Logical messages sent over time")
+    plot_timeline_heat(shown, ax=bottom, log=log_scale)
+    bottom.sharex(top)
+    out.figure(fig, "rate")

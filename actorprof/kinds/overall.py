@@ -11,19 +11,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from os import PathLike
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from .._progress import ProgressSink
+from .._text import format_ranges
 from .._version import __version__
 from ..analyze.breakdown import pop_efficiencies, time_breakdown, time_checks
 from ..analyze.imbalance import imbalance
 from ..errors import UsageError
-from ..read._files import format_ranges
-from ..read._report import ReadReport
+from ..read import ReadReport
 from ..read.overall import describe_group, program_output_lines, read_overall
 from ..schema import OVERALL_KEY_COLUMNS
+
+if TYPE_CHECKING:
+    from ..write import Sink
 
 __all__ = ["OverallView", "build_overall_view", "group_name", "overall_view"]
 
@@ -323,6 +327,7 @@ def overall_view(
     num_pes: int | None = None,
     cpu_ghz: float | None = None,
     report: ReadReport | None = None,
+    progress: ProgressSink | None = None,
 ) -> OverallView:
     """Read an overall profile and derive the overall view.
 
@@ -340,6 +345,8 @@ def overall_view(
     report
         Receives the line accounting; when None, warnings are announced
         with :class:`ActorProfWarning`.
+    progress
+        Told the bytes to read and done (e.g. a progress line).
 
     Returns
     -------
@@ -358,6 +365,9 @@ def overall_view(
     own = report is None
     report = ReadReport(kind="overall") if report is None else report
     raw = read_overall(path, num_pes=num_pes, report=report)
+    if progress is not None:
+        progress.begin(report.bytes_read, 1)
+        progress.update(report.bytes_read, 1)
     view = build_overall_view(
         raw, report, path=str(path), num_pes=num_pes, label=label, cpu_ghz=cpu_ghz
     )
@@ -369,3 +379,52 @@ def overall_view(
         for message in report.warnings:
             warnings.warn(message, ActorProfWarning, stacklevel=2)
     return view
+
+
+# --- files: figures, tables and the summary -------------------------------
+
+
+def write_overall(view: OverallView, out: Sink, *, sort: str) -> None:
+    from ..plot.bars import plot_time_stacked
+    from ..read.overall import describe_group
+    from ..write import new_figure
+
+    groups = view.groups
+    summary = view.summary()
+    summaries = summary["groups"]
+    unit = "seconds" if view.cpu_ghz else "cycles"
+    fig = new_figure(14.0, 4.2 * len(groups), nrows=len(groups), ncols=2)
+    axes = fig.axes
+    for k, (label, run) in enumerate(groups):
+        times = view.group_times(label, run)
+        name = describe_group(label, run)
+        plot_time_stacked(
+            times,
+            ax=axes[2 * k],
+            sort=sort == "total",
+            cpu_ghz=view.cpu_ghz,
+            legend=False,
+            title=f"{name}: T_MAIN, T_COMM, T_PROC per PE ({unit})",
+        )
+        pop = summaries[k]["pop_efficiencies"]
+        effs = (
+            ""
+            if pop is None
+            else "\nPOP: load balance {}, communication eff. {}, parallel eff. {}".format(
+                *(
+                    "n/a" if pop[key] is None else f"{pop[key]:.2f}"
+                    for key in ("load_balance", "communication_efficiency", "parallel_efficiency")
+                )
+            )
+        )
+        plot_time_stacked(
+            times,
+            ax=axes[2 * k + 1],
+            relative=True,
+            sort=sort == "total",
+            title=f"{name}: fractions of T_TOTAL{effs}",
+        )
+    out.figure(fig, "stacked")
+    out.csv(view.pes(), "pes", index=False)
+    summary["options"] = {"label": view.label, "sort": sort, "cpu_ghz": view.cpu_ghz}
+    out.json(summary, "summary")

@@ -21,17 +21,16 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
-from ..analyze.findings import RULES, report_findings
 from ..errors import ActorProfError, NoTraceError, UsageError
-from ..read._files import TraceFile, find_pe_files
-from ..read._report import ReadReport
+from ..kinds.aggregation import AggregationView, build_aggregation_view, pes_per_node_from_nodes
+from ..kinds.logical import LogicalView, logical_view
+from ..kinds.overall import OverallView, overall_view
+from ..kinds.papi import PapiView, papi_view
+from ..kinds.physical import PhysicalView, physical_view
+from ..kinds.timeline import TimelineView, timeline_view
+from ..read import ReadReport, TraceFile, find_pe_files
 from ..read.physical import PHYSICAL_FILE_NAME
-from .aggregation import AggregationView, build_aggregation_view, pes_per_node_from_nodes
-from .logical import LogicalView, logical_view
-from .overall import OverallView, overall_view
-from .papi import PapiView, papi_view
-from .physical import PhysicalView, physical_view
-from .timeline import TimelineView, timeline_view
+from .findings import RULES, report_findings
 
 __all__ = [
     "KINDS",

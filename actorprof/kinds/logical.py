@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from os import PathLike
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
 
+from .._progress import ProgressSink
 from .._version import __version__
 from ..analyze.imbalance import imbalance
 from ..analyze.matrix import (
@@ -27,8 +28,12 @@ from ..analyze.matrix import (
     pe_totals,
     top_pairs,
 )
+from ..engine import Engine, reduce_logical
 from ..errors import ActorProfError
-from ..read._report import ReadReport
+from ..read import ReadReport
+
+if TYPE_CHECKING:
+    from ..write import Sink
 
 __all__ = [
     "LogicalView",
@@ -306,6 +311,8 @@ def logical_view(
     cache: bool = False,
     cache_dir: str | PathLike[str] | None = None,
     scheduler: Any = None,
+    engine: Engine | None = None,
+    progress: ProgressSink | None = None,
 ) -> LogicalView:
     """Read a run's logical trace and derive the logical view (one pass).
 
@@ -330,6 +337,11 @@ def logical_view(
     scheduler
         A ``dask.distributed`` scheduler address (or ``Client``): read on that
         cluster instead of local processes.
+    engine
+        All of the above at once (``jobs``, ``cache``, ``cache_dir`` and
+        ``scheduler`` are then ignored).
+    progress
+        Told the bytes and files to read and done (e.g. a progress line).
 
     The result is the same, bit for bit, whatever ``jobs``, cache or
     scheduler (see docs/performance.md).
@@ -348,15 +360,19 @@ def logical_view(
     >>> view = logical_view("examples/histo_4pe")  # doctest: +SKIP
     >>> view.summary()["imbalance"]["count"]["sent"]["max_over_mean"]  # doctest: +SKIP
     """
-    from ..engine import Engine, reduce_logical
-
     own = report is None
     report = ReadReport(kind="logical") if report is None else report
     filter_self_sends(pd.DataFrame([[0]]), self_sends)
-    engine = Engine(
-        jobs=jobs, cache=cache or cache_dir is not None, cache_dir=cache_dir, scheduler=scheduler
+    if engine is None:
+        engine = Engine(
+            jobs=jobs,
+            cache=cache or cache_dir is not None,
+            cache_dir=cache_dir,
+            scheduler=scheduler,
+        )
+    acc = reduce_logical(
+        path, phase=phase, num_pes=num_pes, report=report, engine=engine, progress=progress
     )
-    acc = reduce_logical(path, phase=phase, num_pes=num_pes, report=report, engine=engine)
     view = view_from_accumulator(
         acc, report, path=str(path), num_pes=num_pes, self_sends=self_sends
     )
@@ -372,3 +388,70 @@ def require_messages(view: LogicalView, level: Level) -> None:
             f"{view.path}: the trace holds no message, so there are no node ids to "
             "aggregate by; use --level pe"
         )
+
+
+# --- files: figures, tables and the summary -------------------------------
+
+
+def write_logical(
+    view: LogicalView, out: Sink, *, metric: Metric, level: Level, log_scale: bool, top: int
+) -> None:
+    from ..plot import plot_heatmap, plot_pe_loads, plot_violin
+    from ..write import new_figure
+
+    unit = "PE" if level == "pe" else "node"
+    value_label = "messages" if metric == "count" else "bytes"
+    prefix = "" if level == "pe" else "node_"
+    phase = f", phase {view.report.phase}" if view.report.phase else ""
+    selfs = "" if view.self_sends == "include" else f", self-sends {view.self_sends}"
+
+    matrix = view.matrix(metric, level)
+    n = max(matrix.shape)
+    # grows with the number of annotated cells, capped (a 17-inch 32 x 32 figure
+    # cost 330 MB to render); beyond 32 the matrix is an image without numbers
+    size = (
+        (min(14.0, max(7.0, 0.42 * n + 4.0)), min(12.5, max(6.0, 0.38 * n + 3.0)))
+        if n <= 32
+        else (11.0, 9.5)
+    )
+    fig = new_figure(*size)
+    plot_heatmap(
+        matrix,
+        ax=fig.axes[0],
+        log=log_scale,
+        value_label=value_label,
+        title=f"Logical {value_label} {unit} x {unit}{phase}{selfs}",
+    )
+    out.figure(fig, f"{prefix}heatmap")
+
+    fig = new_figure(7.5, 5.5)
+    plot_violin(
+        view.loads(metric, level),
+        ax=fig.axes[0],
+        value_label=value_label,
+        unit_label=unit,
+        title=f"Logical {value_label} per {unit}: sent and received{phase}{selfs}",
+    )
+    out.figure(fig, f"{prefix}violin")
+
+    fig = new_figure(max(7.5, min(14.0, 0.12 * n + 5.0)), 4.5)
+    plot_pe_loads(
+        view.loads(metric, level),
+        ax=fig.axes[0],
+        value_label=value_label,
+        unit_label=unit,
+        title=f"Logical {value_label} sent and received by {unit} id{phase}{selfs}",
+    )
+    out.figure(fig, f"{prefix}loads")
+
+    if level == "pe":
+        out.csv(view.counts, "counts")
+        out.csv(view.bytes, "bytes")
+    else:
+        out.csv(view.node_counts, "node_counts")
+        out.csv(view.node_bytes, "node_bytes")
+        out.csv(view.nodes, "nodes")
+    out.csv(view.pes, "pes")
+    summary = view.summary(top=top)
+    summary["options"] = {"metric": metric, "level": level, "log": log_scale}
+    out.json(summary, "summary")

@@ -1,8 +1,11 @@
-"""Figures and files: creation, predictable names, atomic writes.
+"""The last step of the pipeline: figures and tables into files, atomically.
 
-Only the CLI (and users who want the same files) use this module. Figures
-are made with :class:`matplotlib.figure.Figure`, never pyplot, so nothing
-ever opens a window or depends on the global backend.
+Only this module writes files. A kind's ``write_<kind>(view, sink)`` draws
+into a :class:`Sink`: an :class:`OutputWriter` (a folder of
+``<kind>_<name>.<ext>`` files, what the CLI uses) or anything with the same
+three methods (the report collects figures in memory). Figures are made
+with :class:`matplotlib.figure.Figure`, never pyplot, so nothing ever opens
+a window or depends on the global backend.
 """
 
 from __future__ import annotations
@@ -13,17 +16,17 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from ..errors import ActorProfError
+from .errors import ActorProfError
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-__all__ = ["FORMATS", "OutputWriter", "new_figure", "to_jsonable"]
+__all__ = ["FORMATS", "OutputWriter", "Sink", "new_figure", "to_jsonable"]
 
 FORMATS = ("png", "svg", "pdf")
 
@@ -35,6 +38,16 @@ def _current_umask() -> int:
 
 
 _UMASK = _current_umask()
+
+
+class Sink(Protocol):
+    """Where a kind's writer puts its figures, tables and summary."""
+
+    def figure(self, fig: Figure, name: str) -> object: ...
+
+    def csv(self, frame: pd.DataFrame, name: str, *, index: bool = True) -> object: ...
+
+    def json(self, data: Any, name: str) -> object: ...
 
 
 def new_figure(width: float, height: float, *, nrows: int = 1, ncols: int = 1) -> Figure:

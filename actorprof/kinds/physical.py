@@ -12,11 +12,12 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from os import PathLike
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
 
+from .._progress import ProgressSink, track
 from .._version import __version__
 from ..analyze.imbalance import imbalance
 from ..analyze.matrix import locality, top_pairs
@@ -32,9 +33,12 @@ from ..analyze.physical import (
     physical_pe_totals,
 )
 from ..errors import UsageError
-from ..read._report import ReadReport
-from ..read.physical import iter_physical, program_output_lines
+from ..read import ReadReport
+from ..read.physical import iter_physical, physical_file, program_output_lines
 from ..schema import SEND_TYPES
+
+if TYPE_CHECKING:
+    from ..write import Sink
 
 __all__ = ["PhysicalView", "build_physical_view", "physical_view", "stacked"]
 
@@ -313,6 +317,7 @@ def physical_view(
     num_pes: int | None = None,
     pes_per_node: int | None = None,
     report: ReadReport | None = None,
+    progress: ProgressSink | None = None,
 ) -> PhysicalView:
     """Read a physical trace and derive the physical view (one pass).
 
@@ -327,6 +332,8 @@ def physical_view(
     report
         Receives the line accounting; when None, problems are announced with
         :class:`ActorProfWarning`.
+    progress
+        Told the bytes to read and done (e.g. a progress line).
 
     Returns
     -------
@@ -345,10 +352,17 @@ def physical_view(
     """
     own = report is None
     report = ReadReport(kind="physical") if report is None else report
+    file = physical_file(path)
+    report.bytes_planned, report.files_planned = file.stat().st_size, 1
     view = build_physical_view(
-        iter_physical(path, num_pes=num_pes, report=report),
+        track(
+            iter_physical(file, num_pes=num_pes, report=report),
+            progress,
+            planned=report.planned,
+            done=report.done,
+        ),
         report,
-        path=str(path),
+        path=str(file),
         num_pes=num_pes,
         pes_per_node=pes_per_node,
     )
@@ -368,3 +382,59 @@ def stacked(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
         )
         parts.append(part)
     return pd.concat(parts)
+
+
+# --- files: figures, tables and the summary -------------------------------
+
+
+def write_physical(
+    view: PhysicalView,
+    out: Sink,
+    *,
+    types: list[str],
+    metric: Metric,
+    log_scale: bool,
+    top: int,
+) -> None:
+    from ..plot import plot_heatmap, plot_violin
+    from ..schema import SEND_TYPES
+    from ..write import new_figure
+
+    value_label = "buffers" if metric == "count" else "bytes"
+    n = view.num_pes
+    width, height = (max(6.0, 0.4 * n + 3.5), max(5.2, 0.36 * n + 2.8)) if n <= 32 else (9.0, 7.8)
+    fig = new_figure(width * len(types), height, ncols=len(types))
+    for ax, send_type in zip(fig.axes, types, strict=True):
+        plot_heatmap(
+            view.matrix(send_type, metric),
+            ax=ax,
+            log=log_scale,
+            value_label=value_label,
+            title=f"{send_type}: {value_label} PE x PE"
+            if len(types) > 1
+            else f"Physical {send_type} {value_label} PE x PE",
+        )
+    if len(types) > 1:
+        fig.suptitle(f"Physical trace: {value_label} per link, one panel per send type")
+    out.figure(fig, "heatmap")
+
+    loads = view.loads(types, metric)
+    fig = new_figure(max(7.5, 2.2 * loads.shape[1] + 1.5), 5.5)
+    plot_violin(
+        loads,
+        ax=fig.axes[0],
+        value_label=value_label,
+        unit_label="PE",
+        title=f"Physical {value_label} per PE: sent and received, per send type",
+    )
+    out.figure(fig, "violin")
+
+    out.csv(stacked({t: view.matrix(t, "count") for t in SEND_TYPES}), "counts")
+    out.csv(stacked({t: view.matrix(t, "bytes") for t in SEND_TYPES}), "bytes")
+    if view.nodes is not None:
+        out.csv(stacked({t: view.matrix(t, "count", "node") for t in SEND_TYPES}), "node_counts")
+        out.csv(stacked({t: view.matrix(t, "bytes", "node") for t in SEND_TYPES}), "node_bytes")
+    out.csv(view.pes, "pes")
+    summary = view.summary(top=top)
+    summary["options"] = {"send_types": types, "metric": metric, "log": log_scale}
+    out.json(summary, "summary")

@@ -18,11 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from .._progress import ProgressSink
 from .._version import __version__
 from ..analyze.aggregation import (
     LinkExplanation,
@@ -36,13 +37,16 @@ from ..analyze.aggregation import (
 )
 from ..analyze.imbalance import imbalance
 from ..analyze.matrix import pe_totals
+from ..engine import Engine
 from ..errors import NoTraceError, UsageError
-from ..read._files import check_input_path, find_pe_files
-from ..read._report import ReadReport
+from ..read import ReadReport, check_input_path, find_pe_files
 from ..read.physical import PHYSICAL_FILE_NAME, program_output_lines
 from ..schema import BUFFER_SEND_TYPES, SEND_TYPES
 from .logical import LogicalView, logical_view
 from .physical import PhysicalView, physical_view
+
+if TYPE_CHECKING:
+    from ..write import Sink
 
 __all__ = [
     "AggregationView",
@@ -386,6 +390,8 @@ def aggregation_view(
     pes_per_node: int | None = None,
     physical_report: ReadReport | None = None,
     logical_report: ReadReport | None = None,
+    engine: Engine | None = None,
+    progress: ProgressSink | None = None,
 ) -> AggregationView:
     """Read a run's physical and logical traces and compare them.
 
@@ -405,6 +411,10 @@ def aggregation_view(
         node: 1D).
     physical_report, logical_report
         Receive the line accounting of each read.
+    engine
+        How the logical trace is read (processes, cache, cluster).
+    progress
+        Told the bytes and files to read and done (e.g. a progress line).
 
     Returns
     -------
@@ -424,11 +434,66 @@ def aggregation_view(
     physical_path, logical_path = aggregation_inputs(path, logical=logical)
     logical_report = ReadReport(kind="logical") if logical_report is None else logical_report
     physical_report = ReadReport(kind="physical") if physical_report is None else physical_report
-    lview = logical_view(logical_path, phase=phase, num_pes=num_pes, report=logical_report)
+    lview = logical_view(
+        logical_path,
+        phase=phase,
+        num_pes=num_pes,
+        report=logical_report,
+        engine=engine,
+        progress=progress,
+    )
     k = (
         pes_per_node
         if pes_per_node is not None
         else pes_per_node_from_nodes(lview.matrices.pe_node)
     )
-    pview = physical_view(physical_path, num_pes=num_pes, pes_per_node=k, report=physical_report)
+    pview = physical_view(
+        physical_path,
+        num_pes=num_pes,
+        pes_per_node=k,
+        report=physical_report,
+        progress=progress,
+    )
     return build_aggregation_view(pview, lview, pes_per_node=pes_per_node)
+
+
+# --- files: figures, tables and the summary -------------------------------
+
+
+def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool) -> None:
+    from ..plot import plot_heatmap
+    from ..plot.aggregation import plot_bytes_bars
+    from ..write import new_figure
+
+    approx = "\nAPPROXIMATE: the traces do not look like one run" if view.approximate else ""
+    n = view.num_pes
+    size = (max(6.5, 0.42 * n + 3.5), max(6.0, 0.38 * n + 3.0)) if n <= 32 else (10.0, 9.0)
+    fig = new_figure(*size)
+    hops = "one hop, 1D" if view.routes.topology == "1d" else f"2D mesh, K={view.pes_per_node}"
+    plot_heatmap(
+        view.factor,
+        ax=fig.axes[0],
+        totals=False,
+        log=log_scale,
+        value_label="routed messages per buffer",
+        title=f"Aggregation factor per link ({hops}){approx}",
+    )
+    out.figure(fig, "heatmap")
+
+    totals = view.totals()
+    ratio = totals["wire_over_payload"]
+    fig = new_figure(max(7.0, 0.55 * n + 3.0) if n <= 64 else 12.0, 5.0)
+    plot_bytes_bars(
+        view.pes,
+        ax=fig.axes[0],
+        title="Bytes sent per PE: logical payload vs physical"
+        + ("" if ratio is None else f" (x{ratio:.2f} overall)")
+        + approx,
+    )
+    out.figure(fig, "bytes")
+
+    out.csv(view.pes, "pes")
+    out.csv(view.links, "links", index=False)
+    summary = view.summary()
+    summary["options"] = {"log": log_scale}
+    out.json(summary, "summary")

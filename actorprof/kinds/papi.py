@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from os import PathLike
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from .._progress import ProgressSink, track
 from .._version import __version__
 from ..analyze.breakdown import (
     counter_names,
@@ -25,9 +26,12 @@ from ..analyze.breakdown import (
     zero_counters,
 )
 from ..analyze.imbalance import imbalance
-from ..read._report import ReadReport
+from ..read import ReadReport
 from ..read.papi import check_counter_names, iter_papi
 from ..schema import MAIN_MAILBOX
+
+if TYPE_CHECKING:
+    from ..write import Sink
 
 __all__ = ["PapiView", "build_papi_view", "papi_view", "zero_counter_message"]
 
@@ -240,6 +244,7 @@ def papi_view(
     num_pes: int | None = None,
     counters: Sequence[str] | None = None,
     report: ReadReport | None = None,
+    progress: ProgressSink | None = None,
 ) -> PapiView:
     """Read a run's PAPI trace and derive the PAPI view (one pass).
 
@@ -253,6 +258,8 @@ def papi_view(
         Receives the line accounting; when None, skipped data and warnings
         (all-zero counters included) are announced with
         :class:`ActorProfWarning`.
+    progress
+        Told the bytes and files to read and done (e.g. a progress line).
 
     Returns
     -------
@@ -271,8 +278,9 @@ def papi_view(
     """
     own = report is None
     report = ReadReport(kind="papi") if report is None else report
+    chunks = iter_papi(path, phase=phase, num_pes=num_pes, counters=counters, report=report)
     view = build_papi_view(
-        iter_papi(path, phase=phase, num_pes=num_pes, counters=counters, report=report),
+        track(chunks, progress, planned=report.planned, done=report.done),
         report,
         path=str(path),
         num_pes=num_pes,
@@ -281,3 +289,50 @@ def papi_view(
     if own:
         report.emit_python_warnings()
     return view
+
+
+# --- files: figures, tables and the summary -------------------------------
+
+
+def write_papi(view: PapiView, out: Sink, *, by_mailbox: bool, sort: str) -> None:
+    from ..plot.bars import plot_papi_bars
+    from ..write import new_figure
+
+    phase = f", phase {view.report.phase}" if view.report.phase else ""
+    split = "PROC per mailbox" if by_mailbox else "PROC"
+    if view.all_zero:
+        # no instruction counts: show what the trace still says, and why
+        panels = [
+            ("messages", "messages handled", f"Messages handled per PE ({split}){phase}"),
+            ("num_sends", "sends issued", f"Sends issued per PE (MAIN and {split}){phase}"),
+        ]
+    else:
+        panels = [(c, c, f"{c}: MAIN + {split} per PE{phase}") for c in view.counters]
+    ncols = 1 if len(panels) == 1 else 2
+    nrows = (len(panels) + 1) // 2 if ncols == 2 else 1
+    height = 4.4 * nrows + (0.7 if view.all_zero else 0.0)  # room for the explanation
+    fig = new_figure(7.0 * ncols, height, nrows=nrows, ncols=ncols)
+    for ax, (value, value_label, title) in zip(fig.axes, panels, strict=False):
+        plot_papi_bars(
+            view.segments(value, by_mailbox=by_mailbox),
+            ax=ax,
+            value_label=value_label,
+            sort=sort == "total",
+            title=title,
+        )
+    for ax in fig.axes[len(panels) :]:
+        ax.set_visible(False)
+    if view.all_zero:
+        fig.suptitle(
+            f"All PAPI counters are 0 in this trace ({', '.join(view.counters)}): the machine "
+            "gave no hardware counter readings.\nShown instead: messages handled and sends "
+            "issued per PE, which the trace records exactly.",
+            fontsize="medium",
+            color="#a33",
+        )
+    out.figure(fig, "bars")
+    out.csv(view.pes, "pes")
+    out.csv(view.regions, "mailboxes", index=False)
+    summary = view.summary()
+    summary["options"] = {"by_mailbox": by_mailbox, "sort": sort}
+    out.json(summary, "summary")

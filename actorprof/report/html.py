@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._version import __version__
+from ..write import OutputWriter
 from ._html import CSS, compact, esc, human_bytes, imbalance_table, num, pct, seconds, table
-from ._version import __version__
-from .output import OutputWriter
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,7 +1,7 @@
 """Map/reduce over a trace's files: local processes, a Dask cluster, a cache.
 
 The logical trace is reduced as ``file or byte range -> CommPartial``
-(map, :func:`actorprof.read._reduce.reduce_range`) then summed (reduce).
+(map, :func:`actorprof.engine.map.reduce_range`) then summed (reduce).
 Work units are the files, and byte ranges of big files cut at line ends, so
 one huge file is read by several workers. The map runs in this process
 (``jobs=1``), in local worker processes (``jobs=N``), or on an existing
@@ -14,27 +14,23 @@ numbers, line accounting and errors as the plain reader
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from .analyze.matrix import CommAccumulator
-from .errors import TraceFormatError, UsageError
-from .read._fastscan import FAST_BLOCK_BYTES
-from .read._files import TraceFile
-from .read._reduce import FileResult, RangeResult, merge_ranges, reduce_range
-from .read._report import ReadReport
-from .read._scan import require_trace_lines
-from .read.logical import LOGICAL_SPEC, logical_files, pe_limit_message
+from .._progress import ProgressSink
+from ..analyze.matrix import CommAccumulator
+from ..errors import TraceFormatError, UsageError
+from ..read import FAST_BLOCK_BYTES, ReadReport, TraceFile, logical_files, require_trace_lines
+from ..schema import LOGICAL_COLUMNS
+from .map import FileResult, RangeResult, merge_ranges, reduce_range
 
 __all__ = ["DEFAULT_SPLIT_BYTES", "Engine", "reduce_logical"]
 
 #: Files larger than this are cut into ranges of about this size.
 DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
-#: Bytes done, files done (both cumulative).
-ProgressCallback = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -56,10 +52,8 @@ def run_unit(unit: Unit) -> RangeResult:
         unit.path,
         unit.start,
         unit.stop,
-        spec=LOGICAL_SPEC,
         file_pe=unit.pe,
         num_pes=unit.num_pes,
-        pe_message=pe_limit_message,
         block_bytes=unit.block_bytes,
     )
 
@@ -111,7 +105,7 @@ def reduce_logical(
     num_pes: int | None = None,
     report: ReadReport,
     engine: Engine | None = None,
-    progress: ProgressCallback | None = None,
+    progress: ProgressSink | None = None,
 ) -> CommAccumulator:
     """Read a logical trace with ``engine`` and return the summed accumulator.
 
@@ -124,6 +118,8 @@ def reduce_logical(
     report.kind = "logical"
     files = logical_files(path, phase=phase, num_pes=num_pes, report=report)
     report.num_pes = num_pes
+    if progress is not None:
+        progress.begin(report.bytes_planned, report.files_planned)
     results = _results(files, num_pes, engine, progress)
     acc = CommAccumulator(num_pes)
     for trace_file, result in zip(files, results, strict=True):
@@ -145,12 +141,12 @@ def _results(
     files: list[TraceFile],
     num_pes: int | None,
     engine: Engine,
-    progress: ProgressCallback | None,
+    progress: ProgressSink | None,
 ) -> list[FileResult]:
     from .cache import TraceCache
 
     cache = TraceCache(engine.cache_dir) if engine.cache else None
-    options = {"columns": list(LOGICAL_SPEC.columns), "reader": 1}
+    options = {"columns": list(LOGICAL_COLUMNS), "reader": 1}
     found: dict[int, FileResult] = {}
     keys: dict[int, str] = {}
     done_bytes = done_files = 0
@@ -172,7 +168,7 @@ def _results(
     for u in units:
         left[u.index] += 1
     if progress is not None:
-        progress(done_bytes, done_files)
+        progress.update(done_bytes, done_files)
     pending = sum(_size(files[i].path) for i in left)
     for unit, result in _run(units, engine, serial=pending < engine.parallel_min_bytes):
         parts.setdefault(unit.index, []).append(result)
@@ -181,7 +177,7 @@ def _results(
         if not left[unit.index]:
             done_files += 1
         if progress is not None:
-            progress(done_bytes, done_files)
+            progress.update(done_bytes, done_files)
     for i, ranges in parts.items():
         ranges.sort(key=lambda r: r.start)
         f = files[i]

@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from ._version import __version__
-from .analyze.matrix import CommPartial
-from .read._reduce import FileResult
-from .read._report import FileReport, SkippedLine
+from .._version import __version__
+from ..analyze.matrix import CommPartial
+from ..read import FileReport, SkippedLine
+from .map import FileResult
 
 __all__ = ["CACHE_FORMAT", "TraceCache", "default_cache_dir"]
 

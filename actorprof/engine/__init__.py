@@ -1,0 +1,9 @@
+"""Map/reduce over a trace's files: local processes, a Dask cluster, the cache.
+
+``run`` splits the work (files, and byte ranges of big files) and runs the
+map step of ``map`` on it; ``cache`` keeps each file's reduced data.
+"""
+
+from .run import DEFAULT_SPLIT_BYTES, Engine, reduce_logical
+
+__all__ = ["DEFAULT_SPLIT_BYTES", "Engine", "reduce_logical"]
