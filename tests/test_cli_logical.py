@@ -35,6 +35,7 @@ def test_logical_on_real_example(examples: Path, tmp_path: Path) -> None:
         "logical_loads.png",
         "logical_counts.csv",
         "logical_bytes.csv",
+        "logical_pairs.csv",
         "logical_pes.csv",
         "logical_summary.json",
     ]
@@ -226,4 +227,4 @@ def test_real_subprocess(argv0: list[str], data: Path, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
-    assert len(proc.stdout.splitlines()) == 7
+    assert len(proc.stdout.splitlines()) == 8  # 3 figures, 4 tables, the summary

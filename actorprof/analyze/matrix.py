@@ -16,17 +16,30 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "DENSE_MAX_PES",
     "CommAccumulator",
     "CommMatrices",
     "CommPartial",
+    "Pooled",
     "SelfSends",
     "comm_matrices",
     "comm_matrix",
+    "dense_matrix",
+    "filter_pairs",
     "filter_self_sends",
+    "int_bincount",
     "locality",
+    "locality_of",
     "node_matrix",
+    "node_pairs_matrix",
+    "pair_totals",
+    "pairs_frame",
     "pe_totals",
+    "pool_block",
+    "pool_pairs",
     "top_pairs",
+    "top_pairs_of",
+    "window_pairs",
 ]
 
 SelfSends = Literal["include", "exclude", "only"]
@@ -35,15 +48,22 @@ _SELF_SENDS = ("include", "exclude", "only")
 _UNKNOWN_NODE = -1
 
 
+#: Largest PE count whose PE x PE matrices are built dense (outputs, figures).
+#: Beyond it PEs outnumber the pixels of a figure, and a dense matrix costs
+#: 8 N^2 bytes (a 4,096-PE int64 matrix is 134 MB, a 65,536-PE one 34 GB):
+#: the exact data are then the non-zero pairs, and figures pool blocks of PEs.
+DENSE_MAX_PES = 1024
+
+
 @dataclass(frozen=True)
 class CommMatrices:
-    """Result of one pass over a logical trace.
+    """Result of one pass over a logical trace, kept as its non-zero pairs.
 
     Attributes
     ----------
-    counts, bytes
-        N x N frames (index ``src_pe``, columns ``dst_pe``): messages and
-        the sum of their ``msg_bytes``.
+    pairs
+        One row per (``src_pe``, ``dst_pe``) that exchanged messages, sorted:
+        columns ``src_pe``, ``dst_pe``, ``messages``, ``bytes`` (int64).
     pe_node
         Node of each PE (index ``pe``) as written in the node columns; -1
         for a PE that neither sent nor received. A PE seen with several
@@ -55,10 +75,12 @@ class CommMatrices:
         First and last send time seen (None without timestamps).
     node_conflicts
         PEs that appeared with more than one node id, with those ids.
+
+    ``counts`` and ``bytes`` are the dense N x N frames (index ``src_pe``,
+    columns ``dst_pe``), built on demand for N up to :data:`DENSE_MAX_PES`.
     """
 
-    counts: pd.DataFrame
-    bytes: pd.DataFrame
+    pairs: pd.DataFrame
     pe_node: pd.Series
     messages: int
     time_min_s: float | None = None
@@ -67,150 +89,124 @@ class CommMatrices:
 
     @property
     def num_pes(self) -> int:
-        return len(self.counts)
+        return len(self.pe_node)
+
+    @property
+    def counts(self) -> pd.DataFrame:
+        """Messages per (source, destination), N x N (N <= DENSE_MAX_PES)."""
+        return dense_matrix(self.pairs, self.num_pes, "messages")
+
+    @property
+    def bytes(self) -> pd.DataFrame:
+        """Sum of ``msg_bytes`` per (source, destination), N x N (N <= DENSE_MAX_PES)."""
+        return dense_matrix(self.pairs, self.num_pes, "bytes")
+
+
+def dense_matrix(
+    pairs: pd.DataFrame, num_pes: int, column: str, *, limit: int = DENSE_MAX_PES
+) -> pd.DataFrame:
+    """The N x N frame (index ``src_pe``, columns ``dst_pe``) of a pairs column.
+
+    Raises
+    ------
+    ValueError
+        ``num_pes`` is beyond ``limit`` (use the pairs, or :func:`pool_pairs`).
+    """
+    if num_pes > limit:
+        raise ValueError(
+            f"a dense {num_pes} x {num_pes} matrix is not built beyond {limit} PEs; "
+            "use the pairs table, or pool_pairs() for a picture"
+        )
+    values = np.zeros((num_pes, num_pes), dtype=np.int64)
+    values[pairs["src_pe"].to_numpy(), pairs["dst_pe"].to_numpy()] = pairs[column].to_numpy()
+    index = pd.RangeIndex(num_pes, name="src_pe")
+    return pd.DataFrame(values, index, pd.RangeIndex(num_pes, name="dst_pe"))
+
+
+def pairs_frame(
+    src: np.ndarray, dst: np.ndarray, messages: np.ndarray, nbytes: np.ndarray
+) -> pd.DataFrame:
+    """The pairs table (``src_pe``, ``dst_pe``, ``messages``, ``bytes``) of arrays."""
+    return pd.DataFrame(
+        {
+            "src_pe": np.asarray(src, dtype=np.int64),
+            "dst_pe": np.asarray(dst, dtype=np.int64),
+            "messages": np.asarray(messages, dtype=np.int64),
+            "bytes": np.asarray(nbytes, dtype=np.int64),
+        }
+    )
 
 
 class CommAccumulator:
-    """Sums partial matrices chunk by chunk (the map/reduce of a trace).
+    """Sums the non-zero (source, destination) cells of a trace, part by part.
 
-    Accumulators of disjoint parts of a trace can be merged with
+    Memory is bounded by the number of distinct pairs (plus a buffer of
+    cells not yet summed), never by the PE count squared or by the magnitude
+    of an id. Accumulators of disjoint parts of a trace can be merged with
     :meth:`merge`; the result does not depend on chunking or order.
     """
 
     def __init__(self, num_pes: int | None = None) -> None:
-        self._cap = 0 if num_pes is None else int(num_pes)
-        self._counts = np.zeros(self._cap * self._cap, dtype=np.int64)
-        self._bytes = np.zeros(self._cap * self._cap, dtype=np.int64)
-        self._node = np.full(self._cap, _UNKNOWN_NODE, dtype=np.int64)
-        self._conflicts: dict[int, set[int]] = {}
-        self.messages = 0
-        self.time_min: float | None = None
-        self.time_max: float | None = None
+        self.num_pes = num_pes
+        self._part = CommPartial()
+        self._compacted = 0
+
+    @property
+    def messages(self) -> int:
+        return self._part.messages
+
+    @property
+    def time_min(self) -> float | None:
+        return self._part.time_min
+
+    @property
+    def time_max(self) -> float | None:
+        return self._part.time_max
 
     def add(self, frame: pd.DataFrame) -> None:
         """Add one chunk with the logical columns (not modified)."""
-        if not len(frame):
-            return
-        src = frame["src_pe"].to_numpy(dtype=np.int64)
-        dst = frame["dst_pe"].to_numpy(dtype=np.int64)
-        size = frame["msg_bytes"].to_numpy(dtype=np.int64)
-        self._grow(int(max(src.max(), dst.max())) + 1)
-        cap = self._cap
-        keys = src * cap + dst
-        if cap * cap <= 8 * len(keys):
-            counts = np.bincount(keys, minlength=cap * cap)
-            self._counts += counts
-            if size.min() == size.max():
-                self._bytes += counts * int(size[0])
-            else:
-                self._bytes += _weighted_bincount(keys, size, cap * cap)
-        else:  # sparse: a chunk touches few of many cells
-            uniq, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
-            self._counts[uniq] += counts
-            self._bytes[uniq] += _weighted_bincount(inverse, size, len(uniq))
-        self._learn_nodes(src, frame["src_node"].to_numpy(dtype=np.int64))
-        self._learn_nodes(dst, frame["dst_node"].to_numpy(dtype=np.int64))
-        self.messages += len(frame)
-        if "time_s" in frame:
-            times = frame["time_s"].to_numpy()
-            finite = times[np.isfinite(times)]
-            if finite.size:
-                lo, hi = float(finite.min()), float(finite.max())
-                self.time_min = lo if self.time_min is None else min(self.time_min, lo)
-                self.time_max = hi if self.time_max is None else max(self.time_max, hi)
-
-    def merge(self, other: CommAccumulator) -> None:
-        """Add another accumulator's totals into this one."""
-        self._grow(other._cap)
-        cap, ocap = self._cap, other._cap
-        mine = self._counts.reshape(cap, cap)
-        mine[:ocap, :ocap] += other._counts.reshape(ocap, ocap)
-        self._bytes.reshape(cap, cap)[:ocap, :ocap] += other._bytes.reshape(ocap, ocap)
-        known = np.flatnonzero(other._node != _UNKNOWN_NODE)
-        self._learn_nodes(known, other._node[known])
-        for pe, nodes in other._conflicts.items():
-            self._conflicts.setdefault(pe, set()).update(nodes)
-        self.messages += other.messages
-        for t in (other.time_min, other.time_max):
-            if t is not None:
-                self.time_min = t if self.time_min is None else min(self.time_min, t)
-                self.time_max = t if self.time_max is None else max(self.time_max, t)
-
-    def result(self, num_pes: int | None = None) -> CommMatrices:
-        """The matrices, padded to ``num_pes`` if given (never truncated)."""
-        if num_pes is not None:
-            self._grow(num_pes)
-        cap = self._cap
-        index = pd.RangeIndex(cap, name="src_pe")
-        columns = pd.RangeIndex(cap, name="dst_pe")
-        return CommMatrices(
-            counts=pd.DataFrame(self._counts.reshape(cap, cap).copy(), index, columns),
-            bytes=pd.DataFrame(self._bytes.reshape(cap, cap).copy(), index, columns),
-            pe_node=pd.Series(self._node.copy(), index=pd.RangeIndex(cap, name="pe"), name="node"),
-            messages=self.messages,
-            time_min_s=self.time_min,
-            time_max_s=self.time_max,
-            node_conflicts={pe: sorted(n) for pe, n in sorted(self._conflicts.items())},
-        )
-
-    def _grow(self, needed: int) -> None:
-        if needed <= self._cap:
-            return
-        old = self._cap
-        counts = np.zeros((needed, needed), dtype=np.int64)
-        nbytes = np.zeros((needed, needed), dtype=np.int64)
-        counts[:old, :old] = self._counts.reshape(old, old)
-        nbytes[:old, :old] = self._bytes.reshape(old, old)
-        node = np.full(needed, _UNKNOWN_NODE, dtype=np.int64)
-        node[:old] = self._node
-        self._counts, self._bytes, self._node = counts.ravel(), nbytes.ravel(), node
-        self._cap = needed
+        part = CommPartial()
+        part.add_frame(frame)
+        self.add_partial(part)
 
     def add_partial(self, part: CommPartial) -> None:
         """Add a sparse partial result (e.g. of one file or byte range)."""
-        high = max(
-            int(part.src.max(initial=-1)),
-            int(part.dst.max(initial=-1)),
-            int(part.pe.max(initial=-1)),
+        self._part.merge(part)
+        if self._part.src.size > 2 * self._compacted + (1 << 20):
+            self._part = self._part.compact()
+            self._compacted = self._part.src.size
+
+    def merge(self, other: CommAccumulator) -> None:
+        """Add another accumulator's totals into this one."""
+        self.add_partial(other._part)
+
+    @property
+    def max_pe(self) -> int:
+        """Largest PE id seen (-1 when empty)."""
+        return max(self._part.max_pe, int(self._part.pe.max(initial=-1)))
+
+    def result(self, num_pes: int | None = None) -> CommMatrices:
+        """The pairs, with PEs numbered up to ``num_pes`` if given (never truncated)."""
+        part = self._part.compact()
+        self._part, self._compacted = part, part.src.size
+        wanted = num_pes if num_pes is not None else (self.num_pes or 0)
+        n = max(wanted, self.max_pe + 1)
+        node = np.full(n, _UNKNOWN_NODE, dtype=np.int64)
+        conflicts: dict[int, list[int]] = {}
+        if part.pe.size:
+            pe, nodes = part.pe, part.node  # sorted by PE, then node
+            first = np.r_[True, pe[1:] != pe[:-1]]
+            node[pe[first]] = nodes[first]  # the smallest node wins
+            for p in np.unique(pe[~first]).tolist():
+                conflicts[p] = sorted(nodes[pe == p].tolist())
+        return CommMatrices(
+            pairs=pairs_frame(part.src, part.dst, part.counts, part.nbytes),
+            pe_node=pd.Series(node, index=pd.RangeIndex(n, name="pe"), name="node"),
+            messages=part.messages,
+            time_min_s=part.time_min,
+            time_max_s=part.time_max,
+            node_conflicts=conflicts,
         )
-        self._grow(high + 1)
-        if part.src.size:
-            keys = part.src * self._cap + part.dst
-            np.add.at(self._counts, keys, part.counts)
-            np.add.at(self._bytes, keys, part.nbytes)
-        self._learn_pairs(part.pe, part.node)
-        self.messages += part.messages
-        for t in (part.time_min, part.time_max):
-            if t is not None:
-                self.time_min = t if self.time_min is None else min(self.time_min, t)
-                self.time_max = t if self.time_max is None else max(self.time_max, t)
-
-    def _learn_nodes(self, pes: np.ndarray, nodes: np.ndarray) -> None:
-        # One scatter finds each PE's node when the chunk agrees with itself
-        # (the usual case); otherwise every distinct (pe, node) pair is used.
-        seen = np.full(self._cap, _UNKNOWN_NODE, dtype=np.int64)
-        seen[pes] = nodes
-        if (seen[pes] != nodes).any():
-            pairs = np.unique(np.stack([pes, nodes], axis=1), axis=0)
-            self._learn_pairs(pairs[:, 0], pairs[:, 1])
-            return
-        known = np.flatnonzero(seen != _UNKNOWN_NODE)
-        self._learn_pairs(known, seen[known])
-
-    def _learn_pairs(self, pes: np.ndarray, nodes: np.ndarray) -> None:
-        """Learn (pe, node) pairs: smallest node wins, every extra one is a conflict."""
-        if not len(pes):
-            return
-        pes = np.asarray(pes, dtype=np.int64)
-        nodes = np.asarray(nodes, dtype=np.int64)
-        mine = self._node[pes]
-        had = mine != _UNKNOWN_NODE
-        pairs = np.unique(np.stack([np.r_[pes, pes[had]], np.r_[nodes, mine[had]]], axis=1), axis=0)
-        pe, node = pairs[:, 0], pairs[:, 1]
-        first = np.r_[True, pe[1:] != pe[:-1]]
-        self._node[pe[first]] = node[first]  # sorted: the first is the smallest
-        for p in np.unique(pe[~first]).tolist():
-            self._conflicts.setdefault(p, set()).update(node[pe == p].tolist())
 
 
 @dataclass
@@ -263,24 +259,16 @@ class CommPartial:
         src = frame["src_pe"].to_numpy(dtype=np.int64)
         dst = frame["dst_pe"].to_numpy(dtype=np.int64)
         size = frame["msg_bytes"].to_numpy(dtype=np.int64)
-        cells, inverse = np.unique(np.stack([src, dst], axis=1), axis=0, return_inverse=True)
+        cells, inverse = np.unique(_key(src, dst), return_inverse=True)
         inverse = inverse.ravel()
         counts = np.bincount(inverse, minlength=len(cells)).astype(np.int64)
-        nbytes = np.zeros(len(cells), dtype=np.int64)
-        np.add.at(nbytes, inverse, size)
-        pairs = np.unique(
-            np.stack(
-                [
-                    np.r_[src, dst],
-                    np.r_[
-                        frame["src_node"].to_numpy(np.int64), frame["dst_node"].to_numpy(np.int64)
-                    ],
-                ],
-                axis=1,
-            ),
-            axis=0,
+        nbytes = _weighted_bincount(inverse, size, len(cells))
+        pes = np.r_[src, dst]
+        nodes = np.r_[frame["src_node"].to_numpy(np.int64), frame["dst_node"].to_numpy(np.int64)]
+        pairs = np.unique(_key(pes, nodes - _NODE_MIN))
+        self.add_cells(
+            cells >> 32, cells & _LOW32, counts, nbytes, pairs >> 32, (pairs & _LOW32) + _NODE_MIN
         )
-        self.add_cells(cells[:, 0], cells[:, 1], counts, nbytes, pairs[:, 0], pairs[:, 1])
         self.messages += len(frame)
         if "time_s" in frame:
             times = frame["time_s"].to_numpy()
@@ -298,18 +286,14 @@ class CommPartial:
         """The same partial with each cell and pair once (sorted)."""
         out = CommPartial(messages=self.messages, time_min=self.time_min, time_max=self.time_max)
         if self.src.size:
-            cells, inverse = np.unique(
-                np.stack([self.src, self.dst], axis=1), axis=0, return_inverse=True
-            )
+            cells, inverse = np.unique(_key(self.src, self.dst), return_inverse=True)
             inverse = inverse.ravel()
-            counts = np.zeros(len(cells), dtype=np.int64)
-            nbytes = np.zeros(len(cells), dtype=np.int64)
-            np.add.at(counts, inverse, self.counts)
-            np.add.at(nbytes, inverse, self.nbytes)
-            out.src, out.dst, out.counts, out.nbytes = cells[:, 0], cells[:, 1], counts, nbytes
+            out.src, out.dst = cells >> 32, cells & _LOW32
+            out.counts = _weighted_bincount(inverse, self.counts, len(cells))
+            out.nbytes = _weighted_bincount(inverse, self.nbytes, len(cells))
         if self.pe.size:
-            pairs = np.unique(np.stack([self.pe, self.node], axis=1), axis=0)
-            out.pe, out.node = pairs[:, 0], pairs[:, 1]
+            pairs = np.unique(_key(self.pe, self.node - _NODE_MIN))
+            out.pe, out.node = pairs >> 32, (pairs & _LOW32) + _NODE_MIN
         return out
 
     @property
@@ -318,12 +302,29 @@ class CommPartial:
         return max(int(self.src.max(initial=-1)), int(self.dst.max(initial=-1)))
 
 
+_LOW32 = np.int64(0xFFFFFFFF)
+#: Node ids are int32, negative ones too: shifted to be >= 0 inside a key.
+_NODE_MIN = np.int64(-(2**31))
+
+
+def _key(high: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """One sortable int64 per pair of ids, ``high`` below 2**31 and ``low`` below 2**32."""
+    return (np.asarray(high, dtype=np.int64) << 32) | np.asarray(low, dtype=np.int64)
+
+
+def int_bincount(keys: np.ndarray, weights: np.ndarray, length: int) -> np.ndarray:
+    """``bincount(keys, weights, minlength=length)`` exact in int64."""
+    return _weighted_bincount(keys, np.asarray(weights, dtype=np.int64), length)
+
+
 def _weighted_bincount(keys: np.ndarray, weights: np.ndarray, length: int) -> np.ndarray:
     """Integer-exact ``bincount(keys, weights)``.
 
     float64 sums are exact below 2**53; past that (absurd sizes), sort and
     reduce in int64 instead.
     """
+    if not len(weights):
+        return np.zeros(length, dtype=np.int64)
     if int(weights.max()) * len(weights) < 2**53:
         return np.bincount(keys, weights=weights, minlength=length).astype(np.int64)
     order = np.argsort(keys, kind="stable")
@@ -411,20 +412,7 @@ def pe_totals(mats: CommMatrices, *, self_sends: SelfSends = "include") -> pd.Da
     ``sent``/``received`` follow ``self_sends``; the ``self_sends`` column is
     always the PE's messages to itself. Index ``pe``.
     """
-    counts = filter_self_sends(mats.counts, self_sends).to_numpy()
-    nbytes = filter_self_sends(mats.bytes, self_sends).to_numpy()
-    table = pd.DataFrame(
-        {
-            "node": mats.pe_node.to_numpy(),
-            "sent": counts.sum(axis=1),
-            "received": counts.sum(axis=0),
-            "bytes_sent": nbytes.sum(axis=1),
-            "bytes_received": nbytes.sum(axis=0),
-            "self_sends": np.diagonal(mats.counts.to_numpy()).copy(),
-        },
-        index=pd.RangeIndex(mats.num_pes, name="pe"),
-    )
-    return table
+    return pair_totals(mats.pairs, mats.pe_node, self_sends=self_sends)
 
 
 def node_matrix(matrix: pd.DataFrame, pe_node: pd.Series) -> pd.DataFrame:
@@ -502,3 +490,187 @@ def locality(matrix: pd.DataFrame, pe_node: pd.Series) -> dict[str, float | int]
         "intra_node_share": intra / total if total else 0.0,
         "inter_node_share": inter / total if total else 0.0,
     }
+
+
+# --- the same reductions on the non-zero pairs (any PE count) -----------------
+
+
+def filter_pairs(pairs: pd.DataFrame, mode: SelfSends) -> pd.DataFrame:
+    """The pairs with self-sends kept (``include``), dropped (``exclude``) or alone (``only``).
+
+    Raises
+    ------
+    ValueError
+        ``mode`` is not include, exclude or only.
+    """
+    if mode not in _SELF_SENDS:
+        raise ValueError(f"self_sends must be one of {_SELF_SENDS}, got {mode!r}")
+    if mode == "include":
+        return pairs
+    diagonal = pairs["src_pe"].to_numpy() == pairs["dst_pe"].to_numpy()
+    kept: pd.DataFrame = pairs[~diagonal if mode == "exclude" else diagonal]
+    return kept.reset_index(drop=True)
+
+
+def pair_totals(
+    pairs: pd.DataFrame, pe_node: pd.Series, *, self_sends: SelfSends = "include"
+) -> pd.DataFrame:
+    """Per-PE table from the pairs: node, sent, received, bytes_sent,
+    bytes_received, self_sends (as :func:`pe_totals`). Index ``pe``."""
+    n = len(pe_node)
+    shown = filter_pairs(pairs, self_sends)
+    src = shown["src_pe"].to_numpy()
+    dst = shown["dst_pe"].to_numpy()
+    diagonal = pairs["src_pe"].to_numpy() == pairs["dst_pe"].to_numpy()
+
+    def total(at: np.ndarray, column: str, frame: pd.DataFrame) -> np.ndarray:
+        return _weighted_bincount(at, frame[column].to_numpy(), n)
+
+    return pd.DataFrame(
+        {
+            "node": pe_node.to_numpy(),
+            "sent": total(src, "messages", shown),
+            "received": total(dst, "messages", shown),
+            "bytes_sent": total(src, "bytes", shown),
+            "bytes_received": total(dst, "bytes", shown),
+            "self_sends": total(pairs["src_pe"].to_numpy()[diagonal], "messages", pairs[diagonal]),
+        },
+        index=pd.RangeIndex(n, name="pe"),
+    )
+
+
+def node_pairs_matrix(pairs: pd.DataFrame, pe_node: pd.Series, column: str) -> pd.DataFrame:
+    """Sum ``column`` of the pairs into node x node (index ``src_node``, columns
+    ``dst_node``), over the nodes that PEs were seen on.
+
+    Raises
+    ------
+    ValueError
+        A PE with traffic has no known node.
+    """
+    node = pe_node.to_numpy(dtype=np.int64)
+    src_node = node[pairs["src_pe"].to_numpy()]
+    dst_node = node[pairs["dst_pe"].to_numpy()]
+    if (src_node == _UNKNOWN_NODE).any() or (dst_node == _UNKNOWN_NODE).any():
+        raise ValueError("a PE with traffic has no known node")
+    nodes = np.unique(node[node != _UNKNOWN_NODE])
+    k = len(nodes)
+    flat = np.searchsorted(nodes, src_node) * k + np.searchsorted(nodes, dst_node)
+    values = _weighted_bincount(flat, pairs[column].to_numpy(), k * k).reshape(k, k)
+    return pd.DataFrame(
+        values,
+        index=pd.Index(nodes, name="src_node"),
+        columns=pd.Index(nodes, name="dst_node"),
+    )
+
+
+def top_pairs_of(pairs: pd.DataFrame, n: int = 10, column: str = "messages") -> pd.DataFrame:
+    """The ``n`` largest pairs by ``column`` (as :func:`top_pairs`: ``src_pe``,
+    ``dst_pe``, ``value``, ``share``); ties broken by source then destination."""
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    values = pairs[column].to_numpy()
+    total = values.sum()
+    src = pairs["src_pe"].to_numpy()
+    dst = pairs["dst_pe"].to_numpy()
+    order = np.lexsort((dst, src, -values))[:n]
+    order = order[values[order] > 0]
+    return pd.DataFrame(
+        {
+            "src_pe": src[order],
+            "dst_pe": dst[order],
+            "value": values[order],
+            "share": values[order] / total if total else np.zeros(len(order)),
+        }
+    )
+
+
+def locality_of(
+    pairs: pd.DataFrame, pe_node: pd.Series, column: str = "messages"
+) -> dict[str, float | int]:
+    """Intra-node vs inter-node traffic of the pairs (as :func:`locality`)."""
+    node = pe_node.to_numpy(dtype=np.int64)
+    same = node[pairs["src_pe"].to_numpy()] == node[pairs["dst_pe"].to_numpy()]
+    values = pairs[column].to_numpy()
+    intra = int(values[same].sum())
+    inter = int(values[~same].sum())
+    total = intra + inter
+    return {
+        "intra_node": intra,
+        "inter_node": inter,
+        "intra_node_share": intra / total if total else 0.0,
+        "inter_node_share": inter / total if total else 0.0,
+    }
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """A PE x PE picture of many PEs: blocks of ``block`` PEs pooled.
+
+    ``sum`` and ``max`` are frames indexed by the first PE of each block
+    (``src_pe`` rows, ``dst_pe`` columns): the block's total, and its
+    largest single pair, so a hot pair is not averaged away.
+    """
+
+    sum: pd.DataFrame
+    max: pd.DataFrame
+    block: int
+
+
+def pool_block(num_pes: int, *, max_cells: int = 512, pes_per_node: int | None = None) -> int:
+    """Block size pooling ``num_pes`` PEs into at most ``max_cells`` per side,
+    a multiple of ``pes_per_node`` when that is at most the block (blocks are
+    whole nodes)."""
+    block = max(1, -(-num_pes // max_cells))
+    if pes_per_node and pes_per_node > 1:
+        if pes_per_node <= block:
+            block = -(-block // pes_per_node) * pes_per_node
+        else:
+            while pes_per_node % block:
+                block += 1  # a divisor of the node size: no block straddles nodes
+    return block
+
+
+def pool_pairs(pairs: pd.DataFrame, num_pes: int, block: int, column: str) -> Pooled:
+    """Pool ``column`` of the pairs into blocks of ``block`` x ``block`` PEs."""
+    if block < 1:
+        raise ValueError(f"block must be >= 1, got {block}")
+    k = -(-num_pes // block)
+    if k > DENSE_MAX_PES:
+        raise ValueError(f"{k} blocks per side is too many; use a larger block")
+    flat = (pairs["src_pe"].to_numpy() // block) * k + pairs["dst_pe"].to_numpy() // block
+    values = pairs[column].to_numpy()
+    total = _weighted_bincount(flat, values, k * k).reshape(k, k)
+    largest = np.zeros(k * k, dtype=np.int64)
+    np.maximum.at(largest, flat, values)
+    labels = np.arange(k) * block
+    index = pd.Index(labels, name="src_pe")
+    columns = pd.Index(labels, name="dst_pe")
+    return Pooled(
+        pd.DataFrame(total, index, columns),
+        pd.DataFrame(largest.reshape(k, k), index, columns),
+        block,
+    )
+
+
+def window_pairs(pairs: pd.DataFrame, first: int, last: int, column: str) -> pd.DataFrame:
+    """The dense matrix of PEs ``first``..``last`` (inclusive, both axes),
+    indexed by the real PE ids.
+
+    Raises
+    ------
+    ValueError
+        An empty or too large window.
+    """
+    if last < first or first < 0:
+        raise ValueError(f"PE window {first}-{last} is empty")
+    n = last - first + 1
+    if n > DENSE_MAX_PES:
+        raise ValueError(f"PE window {first}-{last} has {n} PEs; at most {DENSE_MAX_PES}")
+    src = pairs["src_pe"].to_numpy()
+    dst = pairs["dst_pe"].to_numpy()
+    inside = (src >= first) & (src <= last) & (dst >= first) & (dst <= last)
+    values = np.zeros((n, n), dtype=np.int64)
+    values[src[inside] - first, dst[inside] - first] = pairs[column].to_numpy()[inside]
+    ids = np.arange(first, last + 1)
+    return pd.DataFrame(values, pd.Index(ids, name="src_pe"), pd.Index(ids, name="dst_pe"))

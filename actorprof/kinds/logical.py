@@ -19,14 +19,21 @@ from .._progress import ProgressSink
 from .._version import __version__
 from ..analyze.imbalance import imbalance
 from ..analyze.matrix import (
+    DENSE_MAX_PES,
     CommAccumulator,
     CommMatrices,
     SelfSends,
+    dense_matrix,
+    filter_pairs,
     filter_self_sends,
-    locality,
-    node_matrix,
+    int_bincount,
+    locality_of,
+    node_pairs_matrix,
     pe_totals,
-    top_pairs,
+    pool_block,
+    pool_pairs,
+    top_pairs_of,
+    window_pairs,
 )
 from ..engine import Engine, reduce_logical
 from ..errors import ActorProfError
@@ -51,19 +58,24 @@ Metric = Literal["count", "bytes"]
 class LogicalView:
     """Everything derived from one logical trace (one phase).
 
-    ``counts``/``bytes`` and ``pes`` follow the ``self_sends`` choice;
-    ``matrices`` keeps the unfiltered result of the pass.
+    ``pairs`` (every non-zero source, destination pair), ``counts``/``bytes``
+    and ``pes`` follow the ``self_sends`` choice; ``matrices`` keeps the
+    unfiltered result of the pass. The dense PE x PE ``counts``/``bytes``
+    (and node x node matrices) exist only up to
+    :data:`~actorprof.analyze.matrix.DENSE_MAX_PES` PEs (nodes); beyond, they
+    are None and figures pool blocks of PEs (:meth:`heatmap_matrix`).
     """
 
     path: str
     report: ReadReport
     matrices: CommMatrices
     self_sends: SelfSends
-    counts: pd.DataFrame
-    bytes: pd.DataFrame
+    pairs: pd.DataFrame
+    counts: pd.DataFrame | None
+    bytes: pd.DataFrame | None
     pes: pd.DataFrame
-    node_counts: pd.DataFrame
-    node_bytes: pd.DataFrame
+    node_counts: pd.DataFrame | None
+    node_bytes: pd.DataFrame | None
     nodes: pd.DataFrame
 
     @property
@@ -75,11 +87,67 @@ class LogicalView:
         return len(self.nodes)
 
     def matrix(self, metric: Metric = "count", level: Level = "pe") -> pd.DataFrame:
-        """The matrix shown for ``metric`` at ``level``."""
+        """The dense matrix of ``metric`` at ``level``.
+
+        Raises
+        ------
+        ActorProfError
+            Beyond DENSE_MAX_PES PEs (or nodes): use :attr:`pairs`, or
+            :meth:`heatmap_panels` for a picture.
+        """
         _check(metric, level)
         if level == "pe":
-            return self.counts if metric == "count" else self.bytes
-        return self.node_counts if metric == "count" else self.node_bytes
+            found = self.counts if metric == "count" else self.bytes
+        else:
+            found = self.node_counts if metric == "count" else self.node_bytes
+        if found is None:
+            raise ActorProfError(
+                f"{self.path}: {self.num_pes:,} PEs ({self.num_nodes:,} nodes) is too many "
+                f"for a dense {level} x {level} matrix (at most {DENSE_MAX_PES:,}); use the "
+                "pairs table, a PE window (--pes A-B), or the pooled heatmap"
+            )
+        return found
+
+    def heatmap_panels(
+        self,
+        metric: Metric = "count",
+        level: Level = "pe",
+        *,
+        pes: tuple[int, int] | None = None,
+        max_cells: int = 512,
+    ) -> list[tuple[pd.DataFrame, str]]:
+        """What a heatmap of the trace shows: (matrix, caption) panels.
+
+        Up to DENSE_MAX_PES PEs, and for a window ``pes=(first, last)`` of
+        PEs, one panel at full resolution. Beyond, blocks of PEs (whole nodes
+        when the node size allows) pooled to at most ``max_cells`` per side,
+        two panels: the block sums (volume) and the largest single pair in
+        each block (so a hot pair is not averaged away).
+        """
+        _check(metric, level)
+        column = "messages" if metric == "count" else "bytes"
+        if pes is not None:
+            if level != "pe":
+                raise ValueError("a PE window is a PE-level view (level='pe')")
+            first, last = pes
+            if last >= self.num_pes:
+                raise ActorProfError(
+                    f"PE window {first}-{last} is beyond the trace's {self.num_pes} PEs "
+                    f"(0-{self.num_pes - 1})"
+                )
+            return [(window_pairs(self.pairs, first, last, column), f"PEs {first}-{last}")]
+        dense = self.counts if metric == "count" else self.bytes
+        if level == "node" or dense is not None:
+            return [(self.matrix(metric, level), "")]
+        node = self.matrices.pe_node
+        sizes = node[node >= 0].value_counts()
+        k = int(sizes.iloc[0]) if len(sizes) and sizes.nunique() == 1 else None
+        block = pool_block(self.num_pes, max_cells=max_cells, pes_per_node=k)
+        pooled = pool_pairs(self.pairs, self.num_pes, block, column)
+        return [
+            (pooled.sum, f"blocks of {block} PEs: sum"),
+            (pooled.max, f"blocks of {block} PEs: largest pair"),
+        ]
 
     def loads(self, metric: Metric = "count", level: Level = "pe") -> pd.DataFrame:
         """Per-PE (or per-node) ``sent`` and ``received`` for ``metric``."""
@@ -94,9 +162,9 @@ class LogicalView:
     def summary(self, *, top: int = 10) -> dict[str, Any]:
         """JSON-able summary: totals, locality, imbalance, top pairs, files."""
         raw = self.matrices
-        total_messages = int(self.counts.to_numpy().sum())
-        total_bytes = int(self.bytes.to_numpy().sum())
-        self_total = int(np.trace(raw.counts.to_numpy()))
+        total_messages = int(self.pairs["messages"].sum())
+        total_bytes = int(self.pairs["bytes"].sum())
+        self_total = int(filter_pairs(raw.pairs, "only")["messages"].sum())
         duration = (
             raw.time_max_s - raw.time_min_s
             if raw.time_min_s is not None and raw.time_max_s is not None
@@ -108,10 +176,11 @@ class LogicalView:
             metrics[metric] = {
                 side: imbalance(loads[side]).to_dict() for side in ("sent", "received")
             }
-        pairs = top_pairs(self.counts, top)
-        pairs_bytes = self.bytes.to_numpy()[
-            pairs["src_pe"].to_numpy(dtype=np.int64), pairs["dst_pe"].to_numpy(dtype=np.int64)
-        ]
+        pairs = top_pairs_of(self.pairs, top)
+        keyed = self.pairs.set_index(["src_pe", "dst_pe"])["bytes"]
+        pairs_bytes = keyed.reindex(
+            pd.MultiIndex.from_arrays([pairs["src_pe"], pairs["dst_pe"]])
+        ).to_numpy()
         return {
             "kind": "logical",
             "actorprof_version": __version__,
@@ -131,7 +200,7 @@ class LogicalView:
                 "last_send_s": raw.time_max_s,
                 "duration_s": duration,
             },
-            "locality": locality(self.counts, raw.pe_node),
+            "locality": locality_of(self.pairs, raw.pe_node),
             "imbalance": metrics,
             "top_pairs": [
                 {
@@ -236,6 +305,51 @@ def node_totals(
     )
 
 
+def pairs_with_nodes(pairs: pd.DataFrame, pe_node: pd.Series) -> pd.DataFrame:
+    """The tidy table of every non-zero pair: ``src_pe``, ``dst_pe``,
+    ``src_node``, ``dst_node``, ``messages``, ``bytes`` (one row per pair)."""
+    node = pe_node.to_numpy()
+    src, dst = pairs["src_pe"].to_numpy(), pairs["dst_pe"].to_numpy()
+    return pd.DataFrame(
+        {
+            "src_pe": src,
+            "dst_pe": dst,
+            "src_node": node[src],
+            "dst_node": node[dst],
+            "messages": pairs["messages"].to_numpy(),
+            "bytes": pairs["bytes"].to_numpy(),
+        }
+    )
+
+
+def node_totals_of(pairs: pd.DataFrame, pe_node: pd.Series) -> pd.DataFrame:
+    """Per-node table from the pairs (as :func:`node_totals`), at any node count."""
+    node = pe_node.to_numpy(dtype=np.int64)
+    nodes = np.unique(node[node >= 0])
+    k = len(nodes)
+    src = np.searchsorted(nodes, node[pairs["src_pe"].to_numpy()])
+    dst = np.searchsorted(nodes, node[pairs["dst_pe"].to_numpy()])
+    messages = pairs["messages"].to_numpy()
+    nbytes = pairs["bytes"].to_numpy()
+    same = src == dst
+
+    def total(at: np.ndarray, values: np.ndarray) -> np.ndarray:
+        return int_bincount(at, values, k)
+
+    pes = np.bincount(np.searchsorted(nodes, node[node >= 0]), minlength=k)
+    return pd.DataFrame(
+        {
+            "pes": pes.astype(np.int64),
+            "sent": total(src, messages),
+            "received": total(dst, messages),
+            "bytes_sent": total(src, nbytes),
+            "bytes_received": total(dst, nbytes),
+            "intra_node": total(src[same], messages[same]),
+        },
+        index=pd.Index(nodes, name="node"),
+    )
+
+
 def build_logical_view(
     chunks: Iterable[pd.DataFrame],
     report: ReadReport,
@@ -282,21 +396,24 @@ def view_from_accumulator(
             f"PE {pe} appears with several node ids {nodes}; node views use "
             f"node {int(mats.pe_node[pe])}"
         )
-    counts = filter_self_sends(mats.counts, self_sends)
-    nbytes = filter_self_sends(mats.bytes, self_sends)
-    node_counts = node_matrix(counts, mats.pe_node)
-    node_bytes = node_matrix(nbytes, mats.pe_node)
+    pairs = filter_pairs(mats.pairs, self_sends)
+    small = mats.num_pes <= DENSE_MAX_PES
+    node_of = mats.pe_node[mats.pe_node >= 0]
+    few_nodes = node_of.nunique() <= DENSE_MAX_PES
+    node_counts = node_pairs_matrix(pairs, mats.pe_node, "messages") if few_nodes else None
+    node_bytes = node_pairs_matrix(pairs, mats.pe_node, "bytes") if few_nodes else None
     return LogicalView(
         path=path,
         report=report,
         matrices=mats,
         self_sends=self_sends,
-        counts=counts,
-        bytes=nbytes,
+        pairs=pairs,
+        counts=dense_matrix(pairs, mats.num_pes, "messages") if small else None,
+        bytes=dense_matrix(pairs, mats.num_pes, "bytes") if small else None,
         pes=pe_totals(mats, self_sends=self_sends),
         node_counts=node_counts,
         node_bytes=node_bytes,
-        nodes=node_totals(node_counts, node_bytes, mats.pe_node),
+        nodes=node_totals_of(pairs, mats.pe_node),
     )
 
 
@@ -394,7 +511,14 @@ def require_messages(view: LogicalView, level: Level) -> None:
 
 
 def write_logical(
-    view: LogicalView, out: Sink, *, metric: Metric, level: Level, log_scale: bool, top: int
+    view: LogicalView,
+    out: Sink,
+    *,
+    metric: Metric,
+    level: Level,
+    log_scale: bool,
+    top: int,
+    pes: tuple[int, int] | None = None,
 ) -> None:
     from ..plot import plot_heatmap, plot_pe_loads, plot_violin
     from ..write import new_figure
@@ -405,8 +529,8 @@ def write_logical(
     phase = f", phase {view.report.phase}" if view.report.phase else ""
     selfs = "" if view.self_sends == "include" else f", self-sends {view.self_sends}"
 
-    matrix = view.matrix(metric, level)
-    n = max(matrix.shape)
+    panels = view.heatmap_panels(metric, level, pes=pes)
+    n = max(panels[0][0].shape)
     # grows with the number of annotated cells, capped (a 17-inch 32 x 32 figure
     # cost 330 MB to render); beyond 32 the matrix is an image without numbers
     size = (
@@ -414,15 +538,21 @@ def write_logical(
         if n <= 32
         else (11.0, 9.5)
     )
-    fig = new_figure(*size)
-    plot_heatmap(
-        matrix,
-        ax=fig.axes[0],
-        log=log_scale,
-        value_label=value_label,
-        title=f"Logical {value_label} {unit} x {unit}{phase}{selfs}",
-    )
-    out.figure(fig, f"{prefix}heatmap")
+    fig = new_figure(size[0] * len(panels), size[1], ncols=len(panels))
+    for ax, (matrix, caption) in zip(fig.axes, panels, strict=True):
+        plot_heatmap(
+            matrix,
+            ax=ax,
+            log=log_scale,
+            value_label=value_label,
+            title=f"Logical {value_label} {unit} x {unit}{phase}{selfs}"
+            + (f"\n{caption}" if caption else ""),
+        )
+    if len(panels) > 1:
+        fig.suptitle(
+            f"{view.num_pes:,} PEs pooled ({panels[0][1].split(':')[0]}); zoom in with --pes A-B"
+        )
+    out.figure(fig, f"{prefix}heatmap" if pes is None else f"{prefix}heatmap_{pes[0]}_{pes[1]}")
 
     fig = new_figure(7.5, 5.5)
     plot_violin(
@@ -445,11 +575,14 @@ def write_logical(
     out.figure(fig, f"{prefix}loads")
 
     if level == "pe":
-        out.csv(view.counts, "counts")
-        out.csv(view.bytes, "bytes")
+        if view.counts is not None and view.bytes is not None:
+            out.csv(view.counts, "counts")
+            out.csv(view.bytes, "bytes")
+        out.csv(pairs_with_nodes(view.pairs, view.matrices.pe_node), "pairs", index=False)
     else:
-        out.csv(view.node_counts, "node_counts")
-        out.csv(view.node_bytes, "node_bytes")
+        if view.node_counts is not None and view.node_bytes is not None:
+            out.csv(view.node_counts, "node_counts")
+            out.csv(view.node_bytes, "node_bytes")
         out.csv(view.nodes, "nodes")
     out.csv(view.pes, "pes")
     summary = view.summary(top=top)

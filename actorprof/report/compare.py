@@ -354,7 +354,8 @@ def write_compare(view: CompareView, out: Sink) -> None:
 
     a, b = view.a, view.b
     if a.logical is not None and b.logical is not None:
-        mats = [a.logical.counts, b.logical.counts]
+        # dense up to DENSE_MAX_PES PEs, else the pooled block sums
+        mats = [a.logical.heatmap_panels()[0][0], b.logical.heatmap_panels()[0][0]]
         cells = max(float(m.to_numpy().max()) for m in mats)
         totals = max(
             float(max(m.to_numpy().sum(axis=0).max(), m.to_numpy().sum(axis=1).max())) for m in mats

@@ -209,16 +209,18 @@ class RunReport:
     def _logical_summary(self, view: LogicalView) -> dict[str, Any]:
         s = _without_files(view.summary(top=self.top))
         s["num_files"] = len(view.report.files)
-        counts = view.counts.to_numpy()
+        pairs = view.pairs
+        src, dst = pairs["src_pe"].to_numpy(), pairs["dst_pe"].to_numpy()
+        messages = pairs["messages"].to_numpy()
         s["per_pe"] = {
             "sent": [int(v) for v in view.pes["sent"]],
             "received": [int(v) for v in view.pes["received"]],
         }
         s["direction"] = {
             "num_pes": view.num_pes,
-            "upper": int(np.triu(counts, 1).sum()),
-            "lower": int(np.tril(counts, -1).sum()),
-            "diagonal": int(np.trace(counts)),
+            "upper": int(messages[src < dst].sum()),
+            "lower": int(messages[src > dst].sum()),
+            "diagonal": int(messages[src == dst].sum()),
         }
         return s
 
@@ -285,8 +287,8 @@ class RunReport:
         if logical:
             sources.append(("logical", logical[0].num_pes))
             glance["num_nodes"] = logical[0].num_nodes
-            glance["messages"] = sum(int(v.counts.to_numpy().sum()) for v in logical)
-            glance["bytes"] = sum(int(v.bytes.to_numpy().sum()) for v in logical)
+            glance["messages"] = sum(int(v.pairs["messages"].sum()) for v in logical)
+            glance["bytes"] = sum(int(v.pairs["bytes"].sum()) for v in logical)
             durations = [
                 p["totals"]["duration_s"]
                 for p in s["logical"]["phases"].values()
