@@ -376,8 +376,11 @@ def route_pairs(
         (one conveyor per message type): ``items`` routed, their
         ``payload_bytes``, ``packet_bytes`` (tag + padded item),
         ``packed_bytes`` = items x packet, ``buffers_min`` (every buffer but
-        the last full) and ``wire_bytes`` of those buffers (headers and
-        rounding included): a lower bound of the buffers and bytes seen.
+        the last full: a lower bound of the buffers a run shows) and
+        ``wire_bytes`` of those buffers, headers and rounding included (a
+        run that sends partial buffers early pays 16 B more per extra buffer,
+        give or take the rounding of under 8 B per buffer; ``packed_bytes +
+        16 x buffers_min`` is a strict lower bound).
 
     Raises
     ------
