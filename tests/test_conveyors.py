@@ -421,3 +421,40 @@ def test_prediction_scales_to_65536_pes() -> None:
     table = predict_layouts(pairs, [(16, 4096), (256, 256)])
     assert table["topology"].tolist() == ["3d", "2d"]
     assert (table["items"] == [3 * 3 * src.size, 2 * 3 * src.size]).all()
+
+
+# --- the layouts figure --------------------------------------------------------------
+
+
+def test_plot_layouts_draws_what_the_table_says() -> None:
+    import matplotlib.pyplot as plt
+
+    from actorprof.plot.layouts import plot_layouts
+
+    table = predict_layouts(_pairs(HISTO_LOGICAL), [(16, 1), (4, 4), (2, 8)])
+    fig, ax = plt.subplots()
+    assert plot_layouts(table, ax=ax, alpha=0.5) is ax
+    assert fig.axes == [ax]
+    wire, inter = ax.containers
+    assert [b.get_height() for b in wire] == table["wire_bytes"].tolist()
+    assert [b.get_height() for b in inter] == table["inter_node_bytes"].tolist()
+    assert wire.patches[0].get_alpha() == 0.5
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == ["1 x 16\n1d", "4 x 4\n2d", "8 x 2\n3d"]
+    assert [t.get_text() for t in ax.texts] == [
+        ">= 256 buffers",
+        ">= 408 buffers",
+        ">= 599 buffers",
+    ]
+    with pytest.raises(ValueError, match="columns"):
+        plot_layouts(table.drop(columns="buffers_min"), ax=ax)
+
+
+def test_plot_layouts_uses_the_current_axes_when_none_is_given() -> None:
+    import matplotlib.pyplot as plt
+
+    from actorprof.plot.layouts import plot_layouts
+
+    table = predict_layouts(_pairs_of([(0, 3, 10)]), [(4, 1), (2, 2)])
+    ax = plot_layouts(table, annotate=False)
+    assert ax is plt.gca() and not ax.texts
