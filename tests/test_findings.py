@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from actorprof.report import findings as fd
 from actorprof.analyze.imbalance import imbalance
+from actorprof.report import findings as fd
 
 
 def metrics(loads: list[float]) -> dict[str, Any]:

@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from actorprof.report.html import FigureCollector, render_report
-from actorprof.report.run import find_run_traces, run_report
 from click.testing import CliRunner
 
 from actorprof.cli import main
 from actorprof.errors import NoTraceError, UsageError
+from actorprof.report.html import FigureCollector, render_report
+from actorprof.report.run import find_run_traces, run_report
 
 from ._synthetic import write_logical, write_overall
 
