@@ -200,24 +200,31 @@ ROWS: list[Row] = [
     *each_logical_command(
         "logical_pe_beyond", {"PE0_send.csv": P0_OK, "PE1_send.csv": P0_OK}, [], absent=["warning"]
     ),
+    # a PE id beyond --num-pes is a skipped line (file:line), not the end of the run
     *each_logical_command(
         "logical_pe_beyond",
-        None,
-        [f"Error: {BAD}/logical_pe_beyond/PE0_send.csv:2: dst_pe 7 but --num-pes is 4. {PE_HINT}"],
-        "--num-pes",
-        "4",
-        code=1,
-    ),
-    *each_logical_command(
-        "logical_file_beyond",
-        None,
+        {"PE0_send.csv": (1, 0, {"PE id beyond --num-pes 4": 1}), "PE1_send.csv": P0_OK},
         [
-            f"Error: {BAD}/logical_file_beyond/PE5_send.csv: file of PE 5 but --num-pes is 4. "
-            + PE_HINT
+            "logical_pe_beyond/PE0_send.csv: skipped 1 line(s): 1 PE id beyond --num-pes 4",
+            "logical_pe_beyond/PE0_send.csv:2: PE id beyond --num-pes 4: '0, 0, 1, 7, 16, ...'",
         ],
         "--num-pes",
         "4",
-        code=1,
+    ),
+    *each_logical_command(
+        "logical_file_beyond",
+        {
+            "PE0_send.csv": P0_OK,
+            "PE1_send.csv": P0_OK,
+            "PE5_send.csv": (0, 0, {"PE id beyond --num-pes 4": 1}),
+        },
+        [
+            f"warning: {BAD}/logical_file_beyond/PE5_send.csv: file of PE 5 but --num-pes is 4: "
+            "its lines are read, and those naming PE ids beyond are skipped.",
+            "logical_file_beyond/PE5_send.csv:1: PE id beyond --num-pes 4: '0, 5, 0, 0, 16, ...'",
+        ],
+        "--num-pes",
+        "4",
     ),
     *each_logical_command(
         "logical_name_mismatch",

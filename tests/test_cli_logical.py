@@ -160,11 +160,6 @@ def test_bad_input_is_reported_not_fatal(data: Path, tmp_path: Path) -> None:
     ("args", "code", "message"),
     [
         (["nope-dir"], 2, "does not exist"),
-        (
-            ["{data}/logical_small", "--num-pes", "2"],
-            1,
-            "PE2_send.csv: file of PE 2 but --num-pes is 2",
-        ),
         (["{data}/logical_small", "--num-pes", "0"], 2, "0 is not in the range x>=1"),
         (["{data}/logical_small", "--metric", "size"], 2, "'size' is not one of"),
         (["{data}"], 1, "no trace file found; looked for PE<i>_send.csv"),
@@ -190,14 +185,21 @@ def test_error_names_file_and_line(data: Path, tmp_path: Path) -> None:
         "-o",
         str(tmp_path),
     )
-    assert code == 1
-    assert "PE0_send.csv:3: dst_pe 2 but --num-pes is 2" in err
+    assert code == 0
+    assert "PE0_send.csv:3: PE id beyond --num-pes 2: '0, 0, 1, 2, 16, ...'" in err
+
+
+def test_file_beyond_num_pes_is_a_warning(data: Path, tmp_path: Path) -> None:
+    code, out, err = run(
+        "logical", str(data / "logical_small"), "--num-pes", "2", "-o", str(tmp_path)
+    )
+    assert code == 0 and out
+    assert "PE2_send.csv: file of PE 2 but --num-pes is 2: its lines are read" in err
 
 
 def test_verbose_shows_traceback(data: Path, tmp_path: Path) -> None:
-    code, _, err = run(
-        "logical", str(data / "logical_small"), "--num-pes", "2", "-v", "-o", str(tmp_path)
-    )
+    trace = data / "bad" / "logical_only_output"  # a data error: no line is a trace line
+    code, _, err = run("logical", str(trace), "-v", "-o", str(tmp_path))
     assert code == 1 and "Traceback" in err and "TraceFormatError" in err
 
 

@@ -144,7 +144,7 @@ def test_phases_and_num_pes() -> None:
     report = ReadReport()
     read_papi(SMALL, num_pes=4, report=report)
     assert report.missing_pes == [3]
-    with pytest.raises(TraceFormatError, match="file of PE 2 but --num-pes is 2"):
+    with pytest.raises(TraceFormatError, match=r"PE0_PAPI\.csv:2: src_pe 2 but --num-pes is 2"):
         read_papi(SMALL, num_pes=2, report=ReadReport())
     with pytest.raises(NoTraceError, match=r"PE<i>_PAPI\.csv"):
         read_papi(DATA / "overall_mixed", report=ReadReport())

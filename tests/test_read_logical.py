@@ -15,7 +15,9 @@ from actorprof import (
     ReadReport,
     TraceFormatError,
     UsageError,
+    comm_matrices,
     iter_logical,
+    logical_view,
     read_logical,
 )
 from actorprof.schema import LOGICAL_COLUMNS, LOGICAL_DTYPES
@@ -120,22 +122,57 @@ def test_file_where_nothing_parses_is_an_error(tmp_path: Path) -> None:
         read_logical(tmp_path, report=ReadReport())
 
 
-def test_pe_beyond_num_pes_names_file_and_line(data: Path) -> None:
-    with pytest.raises(TraceFormatError, match=r"PE0_send.csv:3: dst_pe 2 but --num-pes is 2"):
-        read_logical(data / "logical_small" / "PE0_send.csv", num_pes=2, report=ReadReport())
+def test_pe_beyond_num_pes_is_a_skipped_line_with_file_and_line(data: Path) -> None:
+    report = ReadReport()
+    df = read_logical(data / "logical_small" / "PE0_send.csv", num_pes=2, report=report)
+    assert (df["dst_pe"] < 2).all() and (df["src_pe"] < 2).all()
+    (f,) = report.files
+    assert f.skipped == {"PE id beyond --num-pes 2": f.lines_total - f.lines_read - f.lines_blank}
+    assert f.examples[0].line == 3 and f.examples[0].text == "0, 0, 1, 2, 16, ..."
 
 
-def test_pe_file_beyond_num_pes(data: Path) -> None:
-    with pytest.raises(TraceFormatError, match=r"PE3_send.csv: file of PE 3"):
-        read_logical(data / "logical_bad", num_pes=3, report=ReadReport())
+def test_pe_file_beyond_num_pes_warns(data: Path) -> None:
+    report = ReadReport()
+    read_logical(data / "logical_bad", num_pes=3, report=report)
+    assert any("PE3_send.csv: file of PE 3 but --num-pes is 3" in w for w in report.warnings)
 
 
 def test_pe_beyond_num_pes_found_by_exact_path_too(tmp_path: Path) -> None:
     (tmp_path / "PE0_send.csv").write_text(
         "0, 0, 0, 1, 8, 1.000000\nnoise\n\n0, 0, 0, 9, 8, 1.000000\n"
     )
-    with pytest.raises(TraceFormatError, match=r"PE0_send.csv:4: dst_pe 9"):
-        read_logical(tmp_path, num_pes=4, report=ReadReport())
+    report = ReadReport()
+    df = read_logical(tmp_path, num_pes=4, report=report)
+    assert df["dst_pe"].tolist() == [1]
+    examples = {(e.line, e.reason) for e in report.files[0].examples}
+    assert (4, "PE id beyond --num-pes 4") in examples
+
+
+@pytest.mark.parametrize("stray", [10_000, 2_147_483_647])
+def test_stray_pe_id_is_skipped_with_file_and_line(tmp_path: Path, stray: int) -> None:
+    """One corrupt id far beyond the PE files: warned with file:line, never sizes the run."""
+    for pe in range(4):
+        (tmp_path / f"PE{pe}_send.csv").write_text(f"0, {pe}, 0, {(pe + 1) % 4}, 8, 1.000000\n" * 3)
+    with open(tmp_path / "PE2_send.csv", "a") as f:
+        f.write(f"0, 2, 0, {stray}, 8, 1.000001\n")
+    report = ReadReport()
+    mats = comm_matrices(iter_logical(tmp_path, report=report))
+    assert mats.num_pes == 4 and mats.messages == 12
+    (example,) = [e for f in report.files for e in f.examples]
+    assert example.line == 4 and example.reason.startswith("PE id far beyond the 4 PE files")
+    assert report.lines_read == 12 and report.lines_skipped == 1
+    view = logical_view(tmp_path, report=ReadReport())  # the engine route: the same
+    assert view.num_pes == 4 and view.matrices.messages == 12
+    assert view.report.lines_skipped == 1
+
+
+def test_stray_empty_pe_file_does_not_size_the_run(tmp_path: Path) -> None:
+    for pe in range(4):
+        (tmp_path / f"PE{pe}_send.csv").write_text(f"0, {pe}, 0, {(pe + 1) % 4}, 8, 1.000000\n")
+    (tmp_path / "PE5000_send.csv").write_text("")
+    view = logical_view(tmp_path, report=ReadReport())
+    assert view.num_pes == 4
+    assert any("PE5000_send.csv: PE 5000 is far beyond" in w for w in view.report.warnings)
 
 
 def test_number_too_large_and_not_a_number(tmp_path: Path) -> None:

@@ -148,20 +148,12 @@ class CommAccumulator:
 
     def __init__(self, num_pes: int | None = None) -> None:
         self.num_pes = num_pes
-        self._part = CommPartial()
-        self._compacted = 0
-
-    @property
-    def messages(self) -> int:
-        return self._part.messages
-
-    @property
-    def time_min(self) -> float | None:
-        return self._part.time_min
-
-    @property
-    def time_max(self) -> float | None:
-        return self._part.time_max
+        self._part = CommPartial()  # compacted
+        self._pending: list[CommPartial] = []
+        self._pending_cells = 0
+        self.messages = 0
+        self.time_min: float | None = None
+        self.time_max: float | None = None
 
     def add(self, frame: pd.DataFrame) -> None:
         """Add one chunk with the logical columns (not modified)."""
@@ -171,24 +163,55 @@ class CommAccumulator:
 
     def add_partial(self, part: CommPartial) -> None:
         """Add a sparse partial result (e.g. of one file or byte range)."""
-        self._part.merge(part)
-        if self._part.src.size > 2 * self._compacted + (1 << 20):
-            self._part = self._part.compact()
-            self._compacted = self._part.src.size
+        self._pending.append(part)
+        self._pending_cells += part.src.size
+        self.messages += part.messages
+        for t in (part.time_min, part.time_max):
+            if t is not None:
+                self.time_min = t if self.time_min is None else min(self.time_min, t)
+                self.time_max = t if self.time_max is None else max(self.time_max, t)
+        if self._pending_cells > max(self._part.src.size, 1 << 20):
+            self._compact()
+
+    def _compact(self) -> None:
+        parts = [self._part, *self._pending]
+        joined = CommPartial()
+        joined.add_cells(
+            *(
+                np.concatenate([getattr(p, name) for p in parts])
+                for name in ("src", "dst", "counts", "nbytes", "pe", "node")
+            )
+        )
+        self._part = joined.compact()
+        self._pending, self._pending_cells = [], 0
 
     def merge(self, other: CommAccumulator) -> None:
         """Add another accumulator's totals into this one."""
-        self.add_partial(other._part)
+        other._compact()
+        part = other._part
+        merged = CommPartial(
+            part.src,
+            part.dst,
+            part.counts,
+            part.nbytes,
+            part.pe,
+            part.node,
+            messages=other.messages,
+            time_min=other.time_min,
+            time_max=other.time_max,
+        )
+        self.add_partial(merged)
 
     @property
     def max_pe(self) -> int:
         """Largest PE id seen (-1 when empty)."""
+        self._compact()
         return max(self._part.max_pe, int(self._part.pe.max(initial=-1)))
 
     def result(self, num_pes: int | None = None) -> CommMatrices:
         """The pairs, with PEs numbered up to ``num_pes`` if given (never truncated)."""
-        part = self._part.compact()
-        self._part, self._compacted = part, part.src.size
+        self._compact()
+        part = self._part
         wanted = num_pes if num_pes is not None else (self.num_pes or 0)
         n = max(wanted, self.max_pe + 1)
         node = np.full(n, _UNKNOWN_NODE, dtype=np.int64)
@@ -202,9 +225,9 @@ class CommAccumulator:
         return CommMatrices(
             pairs=pairs_frame(part.src, part.dst, part.counts, part.nbytes),
             pe_node=pd.Series(node, index=pd.RangeIndex(n, name="pe"), name="node"),
-            messages=part.messages,
-            time_min_s=part.time_min,
-            time_max_s=part.time_max,
+            messages=self.messages,
+            time_min_s=self.time_min,
+            time_max_s=self.time_max,
             node_conflicts=conflicts,
         )
 

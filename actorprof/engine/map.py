@@ -50,14 +50,16 @@ def reduce_range(
     stop: int | None,
     *,
     file_pe: int | None,
-    num_pes: int | None,
+    pe_limit: int | None,
+    reason: str = "",
     block_bytes: int = FAST_BLOCK_BYTES,
 ) -> RangeResult:
     """Reduce the lines in bytes ``[start, stop)`` of ``path`` (None: to the end).
 
     ``start`` must be 0 or just after a line end, ``stop`` just after one
-    (or None). Errors (unreadable file, PE id beyond ``num_pes``) are
-    returned in ``error``, not raised, so a worker always answers.
+    (or None). Lines naming a PE id from ``pe_limit`` on are skipped for
+    ``reason``. An unreadable file is returned in ``error``, not raised, so a
+    worker always answers.
     """
     report = FileReport(path, pe=file_pe)
     result = RangeResult(path, start, CommPartial(), report)
@@ -65,12 +67,16 @@ def reduce_range(
     key_counts = np.zeros(0, dtype=np.int64)
     try:
         for block in logical_blocks(
-            path, report, table, start=start, stop=stop, all_times=False, block_bytes=block_bytes
+            path,
+            report,
+            table,
+            start=start,
+            stop=stop,
+            all_times=False,
+            pe_limit=pe_limit,
+            reason=reason,
+            block_bytes=block_bytes,
         ):
-            error = block.pe_limit_error(table, num_pes)
-            if error is not None:
-                result.error = error
-                return result
             if block.key_ids is None:
                 frame = block.to_frame(table)
                 result.partial.add_frame(frame)

@@ -42,7 +42,8 @@ class Unit:
     start: int
     stop: int | None
     pe: int | None
-    num_pes: int | None
+    pe_limit: int | None
+    reason: str
     block_bytes: int = FAST_BLOCK_BYTES
 
 
@@ -53,7 +54,8 @@ def run_unit(unit: Unit) -> RangeResult:
         unit.start,
         unit.stop,
         file_pe=unit.pe,
-        num_pes=unit.num_pes,
+        pe_limit=unit.pe_limit,
+        reason=unit.reason,
         block_bytes=unit.block_bytes,
     )
 
@@ -120,7 +122,7 @@ def reduce_logical(
     report.num_pes = num_pes
     if progress is not None:
         progress.begin(report.bytes_planned, report.files_planned)
-    results = _results(files, num_pes, engine, progress)
+    results = _results(files, report, engine, progress)
     acc = CommAccumulator(num_pes)
     for trace_file, result in zip(files, results, strict=True):
         if result.error is not None:
@@ -139,14 +141,15 @@ def reduce_logical(
 
 def _results(
     files: list[TraceFile],
-    num_pes: int | None,
+    report: ReadReport,
     engine: Engine,
     progress: ProgressSink | None,
 ) -> list[FileResult]:
     from .cache import TraceCache
 
     cache = TraceCache(engine.cache_dir) if engine.cache else None
-    options = {"columns": list(LOGICAL_COLUMNS), "reader": 1}
+    # the PE-id limit decides which lines are skipped: part of the key
+    options = {"columns": list(LOGICAL_COLUMNS), "reader": 2, "pe_limit": report.pe_limit}
     found: dict[int, FileResult] = {}
     keys: dict[int, str] = {}
     done_bytes = done_files = 0
@@ -156,13 +159,11 @@ def _results(
             continue
         keys[i] = key
         hit = cache.load(key, f.path, pe=f.pe, phase=f.phase)
-        if hit is not None and (num_pes is None or hit.partial.max_pe < num_pes):
-            found[i] = hit  # beyond num_pes: read again to name the line
+        if hit is not None:
+            found[i] = hit
             done_bytes += hit.report.bytes_read
             done_files += 1
-    units = [
-        u for i, f in enumerate(files) if i not in found for u in _units(i, f, num_pes, engine)
-    ]
+    units = [u for i, f in enumerate(files) if i not in found for u in _units(i, f, report, engine)]
     parts: dict[int, list[RangeResult]] = {}
     left = {i: 0 for i in range(len(files)) if i not in found}
     for u in units:
@@ -188,7 +189,7 @@ def _results(
     return [found[i] for i in range(len(files))]
 
 
-def _units(index: int, f: TraceFile, num_pes: int | None, engine: Engine) -> list[Unit]:
+def _units(index: int, f: TraceFile, report: ReadReport, engine: Engine) -> list[Unit]:
     """One unit per range of about ``split_bytes``, cut after a line end."""
     path = str(f.path)
     try:
@@ -211,7 +212,7 @@ def _units(index: int, f: TraceFile, num_pes: int | None, engine: Engine) -> lis
             cuts = [0]  # reported by the map step with the reader's message
     stops: list[int | None] = [*cuts[1:], None]
     return [
-        Unit(index, path, a, b, f.pe, num_pes, engine.block_bytes)
+        Unit(index, path, a, b, f.pe, report.pe_limit, report.pe_limit_reason, engine.block_bytes)
         for a, b in zip(cuts, stops, strict=True)
     ]
 

@@ -380,7 +380,18 @@ def view_from_accumulator(
     """The :class:`LogicalView` of a reduced trace (the reduce step's end)."""
     filter_self_sends(pd.DataFrame([[0]]), self_sends)
     if num_pes is None:
-        from_files = max((f.pe for f in report.files if f.pe is not None), default=-1) + 1
+        limit = report.pe_limit
+        from_files = (
+            max(
+                (
+                    f.pe
+                    for f in report.files
+                    if f.pe is not None and (limit is None or f.pe < limit)
+                ),
+                default=-1,
+            )
+            + 1
+        )
         mats = acc.result(max(from_files, 1))
         report.num_pes = mats.num_pes
         report.num_pes_inferred = True

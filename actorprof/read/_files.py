@@ -271,10 +271,12 @@ def check_pe_files(files: list[TraceFile], num_pes: int | None, report: ReadRepo
         raise UsageError(f"--num-pes must be at least 1, got {num_pes}")
     beyond = [f for f in files if f.pe >= num_pes]
     if beyond:
-        raise TraceFormatError(
-            f"file of PE {beyond[0].pe} but --num-pes is {num_pes}. "
-            "Pass the run's real PE count (or omit --num-pes to infer it).",
-            path=beyond[0].path,
+        more = f" and {len(beyond) - 1} more" if len(beyond) > 1 else ""
+        _warn(
+            report,
+            f"{beyond[0].path}{more}: file of PE {beyond[0].pe} but --num-pes is {num_pes}: "
+            "its lines are read, and those naming PE ids beyond are skipped. Is --num-pes "
+            "the run's real PE count?",
         )
     present = {f.pe for f in files}
     missing = [pe for pe in range(num_pes) if pe not in present]

@@ -9,6 +9,7 @@ file and line number for the user.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,35 +62,53 @@ class FileReport:
     def lines_total(self) -> int:
         return self.lines_read + self.lines_blank + self.lines_skipped
 
+    def skip_many(self, count: int, reason: str, examples: Sequence[tuple[int, str]]) -> None:
+        """Count ``count`` unreadable lines for ``reason``; ``examples`` are the
+        (line, text) of the first of them (as many as :meth:`skip` may keep)."""
+        for line, text in examples:
+            self.skip(line, reason, text)
+        rest = count - len(examples)
+        if rest > 0:
+            self.skipped[reason] = self.skipped.get(reason, 0) + rest
+
     def skip(self, line: int, reason: str, text: str) -> None:
-        """Count one unreadable line (1-based ``line``) under ``reason``."""
-        count = self.skipped.get(reason, 0) + 1
-        self.skipped[reason] = count
-        # per reason, so that expected noise cannot hide the first real problem
-        if count <= MAX_EXAMPLES_PER_REASON and len(self.examples) < MAX_EXAMPLES:
-            if len(text) > _MAX_TEXT:
-                text = text[:_MAX_TEXT] + "..."
-            self.examples.append(SkippedLine(line, reason, text))
+        """Count one unreadable line (1-based ``line``) under ``reason``.
+
+        Kept as examples: the first lines (smallest numbers) of each reason,
+        at most :data:`MAX_EXAMPLES_PER_REASON`, and of those the first
+        :data:`MAX_EXAMPLES` of the file, in line order: the same whatever
+        order the lines are counted in (blocks, byte ranges, readers).
+        """
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+        same = [e for e in self.examples if e.reason == reason]
+        if len(same) >= MAX_EXAMPLES_PER_REASON and line >= max(e.line for e in same):
+            return  # per reason, so that expected noise cannot hide the first real problem
+        if len(self.examples) >= MAX_EXAMPLES and line >= self.examples[-1].line:
+            return
+        if len(text) > _MAX_TEXT:
+            text = text[:_MAX_TEXT] + "..."
+        self.examples.append(SkippedLine(line, reason, text))
+        if len(same) >= MAX_EXAMPLES_PER_REASON:
+            self.examples.remove(max(same, key=lambda e: e.line))
+        self.examples.sort(key=lambda e: e.line)
+        del self.examples[MAX_EXAMPLES:]
 
     def absorb(self, other: FileReport, line_offset: int) -> None:
         """Add the accounting of a later byte range of the same file.
 
         ``other``'s line numbers are relative to its range; ``line_offset`` is
         the number of lines before it. Its examples are replayed through
-        :meth:`skip`'s rule with file-wide counts (a range keeps the first
-        examples of each reason, a superset of what the whole file keeps).
+        :meth:`skip` (a range keeps the first examples of each reason, a
+        superset of what the whole file keeps from it).
         """
         self.lines_read += other.lines_read
         self.lines_blank += other.lines_blank
         self.bytes_read += other.bytes_read
-        seen: dict[str, int] = {}
         for e in other.examples:
-            seen[e.reason] = seen.get(e.reason, 0) + 1
-            index = self.skipped.get(e.reason, 0) + seen[e.reason]
-            if index <= MAX_EXAMPLES_PER_REASON and len(self.examples) < MAX_EXAMPLES:
-                self.examples.append(SkippedLine(e.line + line_offset, e.reason, e.text))
+            self.skip(e.line + line_offset, e.reason, e.text)
         for reason, n in other.skipped.items():
-            self.skipped[reason] = self.skipped.get(reason, 0) + n
+            shown = sum(1 for e in other.examples if e.reason == reason)
+            self.skipped[reason] = self.skipped.get(reason, 0) + n - shown
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -124,6 +143,10 @@ class ReadReport:
     #: Skip reasons that are normal for this kind of file (program output in
     #: a stdout capture): counted and reported, but not warned about.
     expected_reasons: set[str] = field(default_factory=set)
+    #: PE ids a line may name (0 .. pe_limit - 1), and the reason a line naming
+    #: another is skipped with (set when a logical trace's files are listed).
+    pe_limit: int | None = None
+    pe_limit_reason: str = ""
     #: What the read will go through (set when its files are listed): for progress.
     bytes_planned: int = 0
     files_planned: int = 0

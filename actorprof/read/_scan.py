@@ -59,6 +59,9 @@ BAD_FIELDS = "wrong number of fields"
 NOT_A_NUMBER = "not a number"
 NEGATIVE = "negative value"
 TOO_LARGE = "number too large"
+#: Start of the reasons of lines naming a PE id beyond the run: trace lines all
+#: the same (a file of only such lines is not "not a trace file").
+PE_LIMIT_PREFIX = "PE id "
 
 
 @dataclass(frozen=True)
@@ -386,7 +389,11 @@ def require_trace_lines(report: FileReport, what: str) -> None:
     An empty file is valid (a PE that wrote nothing), and so is a file whose
     only line was cut by a killed job.
     """
-    if report.lines_read or all(reason == CUT_LINE for reason in report.skipped):
+    if (
+        report.lines_read
+        or any(reason.startswith(PE_LIMIT_PREFIX) for reason in report.skipped)
+        or all(reason == CUT_LINE for reason in report.skipped)
+    ):
         return
     first = report.examples[0]
     raise TraceFormatError(

@@ -10,12 +10,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import TraceFormatError
+from .._text import format_ranges
 from ..schema import LOGICAL_COLUMNS, LOGICAL_DTYPES, LOGICAL_INT_COLUMNS, MAX_MSG_BYTES
 from ._fastscan import FAST_BLOCK_BYTES, BlockBuffer, KeyTable, tokenize_block
 from ._files import TraceFile, pe_trace_files
 from ._report import FileReport, ReadReport
-from ._scan import CsvSpec, file_blocks, parse_block, parse_last_line, require_trace_lines
+from ._scan import (
+    PE_LIMIT_PREFIX,
+    CsvSpec,
+    file_blocks,
+    parse_block,
+    parse_last_line,
+    require_trace_lines,
+)
 
 __all__ = [
     "LOGICAL_SPEC",
@@ -24,7 +31,6 @@ __all__ = [
     "logical_blocks",
     "logical_files",
     "new_key_table",
-    "pe_limit_message",
     "read_logical",
 ]
 
@@ -58,7 +64,55 @@ def logical_files(
         A file's PE id is beyond ``num_pes``.
     """
     report = ReadReport(kind="logical") if report is None else report
-    return pe_trace_files(Path(path), "send", phase=phase, num_pes=num_pes, report=report)
+    files = pe_trace_files(Path(path), "send", phase=phase, num_pes=num_pes, report=report)
+    _set_pe_limit(files, num_pes, report, single_file=not Path(path).is_dir())
+    return files
+
+
+#: PE ids a line of a single trace file may name without --num-pes: the file
+#: alone says nothing of the run's size, so only absurd ids are set aside.
+SINGLE_FILE_PE_LIMIT = 1 << 20
+
+
+def _set_pe_limit(
+    files: list[TraceFile], num_pes: int | None, report: ReadReport, *, single_file: bool
+) -> None:
+    """Decide which PE ids a line may name, before any line is read.
+
+    With ``--num-pes N``: 0..N-1. Without, in a folder: fewer than
+    ``max(64, 2 x the number of PE files)`` (the files are the run's PEs; an
+    id far beyond them is corruption, and would make a run of that many
+    PEs); for a single file: fewer than :data:`SINGLE_FILE_PE_LIMIT`. Lines
+    naming another id are skipped, counted and shown with file and line, on
+    every reading path alike.
+    """
+    if num_pes is not None:
+        report.pe_limit = num_pes
+        report.pe_limit_reason = f"{PE_LIMIT_PREFIX}beyond --num-pes {num_pes}"
+        return
+    if single_file:
+        limit = SINGLE_FILE_PE_LIMIT
+        report.pe_limit_reason = (
+            f"{PE_LIMIT_PREFIX}beyond {limit - 1:,} "
+            "(pass --num-pes N if the run really had more PEs)"
+        )
+    else:
+        limit = max(64, 2 * len(files))
+        report.pe_limit_reason = (
+            f"{PE_LIMIT_PREFIX}far beyond the {len(files)} PE files (ids from {limit} on; pass "
+            "--num-pes N if the run really had more PEs)"
+        )
+    report.pe_limit = limit
+    stray = [f for f in files if f.pe >= limit]
+    if stray:
+        usual = [f.pe for f in files if f.pe < limit]
+        report.warn(
+            f"{stray[0].path}: PE {stray[0].pe} is far beyond the other PE files "
+            f"(PE {format_ranges(usual) or 'none'})"
+            + (f", and {len(stray) - 1} more" if len(stray) > 1 else "")
+            + ": a stray file? Its lines are read, but PE ids from "
+            f"{limit} on are skipped; pass --num-pes N if the run really had more PEs"
+        )
 
 
 def iter_logical(
@@ -95,8 +149,9 @@ def iter_logical(
     Raises
     ------
     NoTraceError, UsageError, TraceFormatError
-        As :func:`logical_files`; TraceFormatError also for a PE id beyond
-        ``num_pes``, naming the file and line.
+        As :func:`logical_files`. A line naming a PE id beyond ``num_pes``
+        (or, without it, far beyond the PE files) is skipped and counted in
+        ``report`` with its file and line, like any unreadable line.
 
     Examples
     --------
@@ -113,7 +168,11 @@ def iter_logical(
         report.files.append(file_report)
         mismatched = 0
         for frame in scan_logical(
-            trace_file.path, file_report, num_pes=num_pes, block_bytes=block_bytes
+            trace_file.path,
+            file_report,
+            pe_limit=report.pe_limit,
+            reason=report.pe_limit_reason,
+            block_bytes=block_bytes,
         ):
             mismatched += int((frame["src_pe"].to_numpy() != trace_file.pe).sum())
             yield frame
@@ -150,14 +209,6 @@ def read_logical(
     return pd.concat(frames, ignore_index=True)
 
 
-def pe_limit_message(column: str, value: int, num_pes: int) -> str:
-    """The error for a PE id at or beyond ``--num-pes``."""
-    return (
-        f"{column} {value} but --num-pes is {num_pes}. "
-        "Pass the run's real PE count (or omit --num-pes to infer it)."
-    )
-
-
 @dataclass(frozen=True)
 class LogicalBlock:
     """One block of whole lines of a logical file, as the block loop read it.
@@ -189,36 +240,63 @@ class LogicalBlock:
         assert self.key_ids is not None
         return _tokens_frame(table.values[self.key_ids], self.micros)
 
-    def pe_limit_error(self, table: KeyTable, num_pes: int | None) -> tuple[int, str] | None:
-        """(line, message) of the first row whose source or destination is
-        beyond ``num_pes``, its source if both are: the one PE-limit check.
-
-        The first such row in file order is reported, so the error does not
-        depend on how the file is cut in blocks or which route read it.
-        """
-        if num_pes is None:
-            return None
+    def without_stray(
+        self, table: KeyTable, limit: int | None, reason: str, report: FileReport
+    ) -> LogicalBlock:
+        """The block without its rows naming a PE id at or beyond ``limit``,
+        which are counted in ``report`` as skipped for ``reason`` (with file
+        line and text): the one PE-limit check of every reading path."""
+        if limit is None:
+            return self
         if self.key_ids is not None:
             values = table.values
-            bad_key = (values[:, 1] >= num_pes) | (values[:, 3] >= num_pes)
+            bad_key = (values[:, 1] >= limit) | (values[:, 3] >= limit)
             if not bad_key.any():
-                return None
-            rows = np.flatnonzero(bad_key[self.key_ids])
-            if not rows.size:
-                return None
-            row = int(rows[0])
-            src, dst = (int(v) for v in values[self.key_ids[row], [1, 3]])
+                return self
+            bad = bad_key[self.key_ids]
+            if not bad.any():
+                return self
+            rows = np.flatnonzero(bad)
+            texts = [
+                ", ".join(str(v) for v in values[self.key_ids[r]]) + ", ..." for r in rows[:12]
+            ]
+            keep = ~bad
+            micros = None if self.micros is None else self.micros[keep]
+            block = LogicalBlock(
+                self.first_line,
+                key_ids=self.key_ids[keep],
+                micros=micros,
+                time_range=(
+                    (int(micros.min()), int(micros.max()))
+                    if micros is not None and micros.size
+                    else None
+                ),
+                lines=(self.first_line + np.flatnonzero(keep)).astype(np.int64),
+            )
         else:
             assert self.frame is not None
-            all_src = self.frame["src_pe"].to_numpy()
-            all_dst = self.frame["dst_pe"].to_numpy()
-            beyond = np.flatnonzero((all_src >= num_pes) | (all_dst >= num_pes))
-            if not beyond.size:
-                return None
-            row = int(beyond[0])
-            src, dst = int(all_src[row]), int(all_dst[row])
-        column, value = ("src_pe", src) if src >= num_pes else ("dst_pe", dst)
-        return self.line_of(row), pe_limit_message(column, value, num_pes)
+            src = self.frame["src_pe"].to_numpy()
+            dst = self.frame["dst_pe"].to_numpy()
+            bad = (src >= limit) | (dst >= limit)
+            if not bad.any():
+                return self
+            rows = np.flatnonzero(bad)
+            shown = self.frame.iloc[rows[:12]]
+            texts = [
+                ", ".join(str(v) for v in row[:5]) + ", ..."
+                for row in shown.itertuples(index=False)
+            ]
+            keep = ~bad
+            lines = self.first_line + np.arange(len(bad)) if self.lines is None else self.lines
+            block = LogicalBlock(
+                self.first_line,
+                frame=self.frame[keep].reset_index(drop=True),
+                lines=np.asarray(lines)[keep],
+            )
+        report.lines_read -= len(rows)
+        first = [self.line_of(int(r)) for r in rows[: len(texts)]]
+        report.skip_many(len(rows), reason, list(zip(first, texts, strict=True)))
+        return block
 
 
 def new_key_table() -> KeyTable:
@@ -235,6 +313,8 @@ def logical_blocks(
     start: int = 0,
     stop: int | None = None,
     all_times: bool = True,
+    pe_limit: int | None = None,
+    reason: str = "",
     block_bytes: int = FAST_BLOCK_BYTES,
 ) -> Iterator[LogicalBlock]:
     """The block loop of the logical format: every reader of it runs this.
@@ -243,7 +323,9 @@ def logical_blocks(
     just after a line end, ``stop`` just after one or None for the end);
     line numbers are relative to ``start``. Counts every line in ``report``
     (read, blank, or skipped under a reason). ``all_times`` false: the fast
-    route keeps only the smallest and largest time (cheaper).
+    route keeps only the smallest and largest time (cheaper). Lines naming a
+    PE id from ``pe_limit`` on are skipped for ``reason`` (the one PE-limit
+    check: :meth:`LogicalBlock.without_stray`).
 
     Raises
     ------
@@ -257,7 +339,8 @@ def logical_blocks(
     for block, last in file_blocks(Path(path), report, block_bytes, start=start, limit=limit):
         if last:
             frame, lines = parse_last_line(block, first_line, spec, report)
-            yield LogicalBlock(first_line, frame=frame, lines=lines)
+            found = LogicalBlock(first_line, frame=frame, lines=lines)
+            yield found.without_stray(table, pe_limit, reason, report)
             return
         fast = tokenize_block(
             block,
@@ -269,35 +352,51 @@ def logical_blocks(
         )
         if fast is None:
             frame, lines = parse_block(block, first_line, spec, report)
-            yield LogicalBlock(first_line, frame=frame, lines=lines)
+            found = LogicalBlock(first_line, frame=frame, lines=lines)
             first_line += block.count(b"\n")
         else:
+            if fast.micros is None and _names_beyond(table, fast.key_ids, pe_limit):
+                # rare: the times of the lines kept are needed for the time range
+                fast = tokenize_block(
+                    block, table, time_optional=True, has_time_column=True, buffer=buffer
+                )
+                assert fast is not None
             report.lines_read += len(fast.key_ids)
-            yield LogicalBlock(
+            found = LogicalBlock(
                 first_line, key_ids=fast.key_ids, micros=fast.micros, time_range=fast.time_range
             )
             first_line += len(fast.key_ids)
+        yield found.without_stray(table, pe_limit, reason, report)
+
+
+def _names_beyond(table: KeyTable, key_ids: np.ndarray, limit: int | None) -> bool:
+    if limit is None:
+        return False
+    values = table.values
+    bad_key = (values[:, 1] >= limit) | (values[:, 3] >= limit)
+    return bool(bad_key.any() and bad_key[key_ids].any())
 
 
 def scan_logical(
     path: Path,
     report: FileReport,
     *,
-    num_pes: int | None = None,
+    pe_limit: int | None = None,
+    reason: str = "",
     block_bytes: int = FAST_BLOCK_BYTES,
 ) -> Iterator[pd.DataFrame]:
-    """Frames of one logical file (the plain reader over :func:`logical_blocks`).
+    """Frames of one logical file (the plain reader over :func:`logical_blocks`);
+    lines naming a PE id from ``pe_limit`` on are skipped for ``reason``.
 
     Raises
     ------
     TraceFormatError
-        The file cannot be read, or a PE id is beyond ``num_pes`` (file and line).
+        The file cannot be read.
     """
     table = new_key_table()
-    for block in logical_blocks(path, report, table, block_bytes=block_bytes):
-        error = block.pe_limit_error(table, num_pes)
-        if error is not None:
-            raise TraceFormatError(error[1], path=path, line=error[0])
+    for block in logical_blocks(
+        path, report, table, pe_limit=pe_limit, reason=reason, block_bytes=block_bytes
+    ):
         frame = block.to_frame(table)
         if len(frame):
             yield frame
