@@ -211,8 +211,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .kinds.timeline import perfetto_trace, timeline_view
     from .plot import plot_heatmap, plot_pe_loads, plot_rate, plot_timeline_heat, plot_violin
     from .plot.aggregation import plot_bytes_bars
-    from .plot.layouts import plot_layouts
     from .plot.bars import plot_papi_bars, plot_time_stacked
+    from .plot.layouts import plot_layouts
     from .read import FileReport, ReadReport, iter_logical, logical_files, read_logical
     from .read.overall import read_overall
     from .read.papi import iter_papi, papi_files, read_papi
