@@ -66,13 +66,24 @@ _EXPORTS = {
     "physical_matrices": "analyze",
     "physical_node_matrices": "analyze",
     "physical_pe_totals": "analyze",
-    "LinkExplanation": "analyze",
-    "Routes": "analyze",
+    "actual_layout": "analyze",
     "aggregation_factor": "analyze",
+    "aggregation_links": "analyze",
     "aggregation_pe_table": "analyze",
-    "explain_links": "analyze",
-    "link_table": "analyze",
-    "route_messages": "analyze",
+    "buffer_room_bytes": "analyze",
+    # the Conveyors model
+    "RunComparison": "analyze.conveyors",
+    "Topology": "analyze.conveyors",
+    "compare_links": "analyze.conveyors",
+    "compare_run": "analyze.conveyors",
+    "conveyors_topology": "analyze.conveyors",
+    "detect_topologies": "analyze.conveyors",
+    "logical_pairs": "analyze.conveyors",
+    "physical_buffers": "analyze.conveyors",
+    "predict_layouts": "analyze.conveyors",
+    "predict_links": "analyze.conveyors",
+    "predict_pes": "analyze.conveyors",
+    "route_pairs": "analyze.conveyors",
     # plot
     "plot_heatmap": "plot",
     "plot_violin": "plot",
@@ -84,6 +95,7 @@ _EXPORTS = {
     "timeline_view": "kinds",
     "perfetto_trace": "kinds.timeline",
     "plot_bytes_bars": "plot",
+    "plot_layouts": "plot",
     "plot_papi_bars": "plot.bars",
     "plot_time_stacked": "plot.bars",
     # kinds: one trace kind read and analysed
@@ -93,6 +105,8 @@ _EXPORTS = {
     "physical_view": "kinds",
     "AggregationView": "kinds",
     "aggregation_view": "kinds",
+    "build_aggregation_view": "kinds",
+    "parse_layouts": "kinds",
     "PapiView": "kinds",
     "papi_view": "kinds",
     "OverallView": "kinds",
@@ -137,13 +151,11 @@ if TYPE_CHECKING:  # pragma: no cover
         top_pairs,
     )
     from .analyze.aggregation import (
-        LinkExplanation,
-        Routes,
+        actual_layout,
         aggregation_factor,
+        aggregation_links,
         aggregation_pe_table,
-        explain_links,
-        link_table,
-        route_messages,
+        buffer_room_bytes,
     )
     from .analyze.breakdown import (
         PopEfficiencies,
@@ -153,6 +165,20 @@ if TYPE_CHECKING:  # pragma: no cover
         pop_efficiencies,
         time_breakdown,
         time_checks,
+    )
+    from .analyze.conveyors import (
+        RunComparison,
+        Topology,
+        compare_links,
+        compare_run,
+        conveyors_topology,
+        detect_topologies,
+        logical_pairs,
+        physical_buffers,
+        predict_layouts,
+        predict_links,
+        predict_pes,
+        route_pairs,
     )
     from .analyze.physical import (
         MeshFit,
@@ -172,7 +198,12 @@ if TYPE_CHECKING:  # pragma: no cover
         TraceFormatError,
         UsageError,
     )
-    from .kinds.aggregation import AggregationView, aggregation_view
+    from .kinds.aggregation import (
+        AggregationView,
+        aggregation_view,
+        build_aggregation_view,
+        parse_layouts,
+    )
     from .kinds.logical import LogicalView, logical_view
     from .kinds.overall import OverallView, overall_view
     from .kinds.papi import PapiView, papi_view
@@ -181,6 +212,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .plot import plot_heatmap, plot_pe_loads, plot_rate, plot_timeline_heat, plot_violin
     from .plot.aggregation import plot_bytes_bars
     from .plot.bars import plot_papi_bars, plot_time_stacked
+    from .plot.layouts import plot_layouts
     from .read import FileReport, ReadReport, iter_logical, logical_files, read_logical
     from .read.overall import read_overall
     from .read.papi import iter_papi, papi_files, read_papi

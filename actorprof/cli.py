@@ -684,6 +684,7 @@ Examples:
   actorprof aggregation run/                    # run/physical.txt + run/PE*_send.csv
   actorprof aggregation run/physical.txt --logical run/ --pes-per-node 4
   actorprof aggregation examples/ig_8pe_2nodes  # physical/ and logical/ subfolders
+  actorprof aggregation run/logical --layouts 32x4,8x16   # 32 nodes of 4 vs 8 of 16
 """
 
 
@@ -701,6 +702,21 @@ Examples:
     "TRACE_DIR, or TRACE_DIR/logical.",
 )
 @pes_per_node_option
+@click.option(
+    "--layouts",
+    default=None,
+    metavar="NODESxK,...",
+    help="Predict other node layouts from the logical trace: NODESxPES_PER_NODE (8x16 = 8 "
+    "nodes of 16 PEs) or PES_PER_NODE alone, comma-separated. Works without a physical trace.",
+)
+@click.option(
+    "--buffer-bytes",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    metavar="BYTES",
+    help="Conveyors' buffer capacity (CONVEY_BUFFER_SIZE) for the model.",
+)
 @phase_option("Read the logical PE<i>_NAME_send.csv (after new_file_for_selector_trace(NAME)).")
 @log_option
 @handle_errors
@@ -717,14 +733,17 @@ def aggregation(
     scheduler: str | None,
     logical_dir: Path | None,
     pes_per_node: int | None,
+    layouts: str | None,
+    buffer_bytes: int,
     phase: str | None,
     log_scale: bool,
 ) -> None:
-    """Logical vs physical: messages vs buffers, routed messages per link, bytes per PE.
+    """Logical vs physical through the Conveyors model: verdict, links, bytes per PE, layouts.
 
     TRACE_DIR holds physical.txt (or is that file, or has physical/ and logical/
     subfolders); the logical trace of the same run is found next to it or given
     with --logical. Without --pes-per-node, K comes from the logical trace's node ids.
+    With --layouts the physical trace is optional (prediction alone).
     """
     from .kinds.aggregation import aggregation_inputs, aggregation_view, write_aggregation
     from .read import ReadReport
@@ -732,17 +751,21 @@ def aggregation(
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="aggregation", fmt=fmt)
-    physical_path, logical_path = aggregation_inputs(trace_dir, logical=logical_dir)
-    console.info(f"physical trace: {physical_path}; logical trace: {logical_path}")
+    physical_path, logical_path = aggregation_inputs(
+        trace_dir, logical=logical_dir, physical_optional=layouts is not None
+    )
+    console.info(f"physical trace: {physical_path or 'none'}; logical trace: {logical_path}")
     lreport = ReadReport(kind="logical")
     preport = ReadReport(kind="physical")
     with console.progress() as progress:
         view = aggregation_view(
-            physical_path,
+            physical_path or trace_dir,
             logical=logical_path,
             phase=phase,
             num_pes=num_pes,
             pes_per_node=pes_per_node,
+            buffer_bytes=buffer_bytes,
+            layouts=layouts,
             physical_report=preport,
             logical_report=lreport,
             engine=make_engine(jobs, cache_dir, no_cache, scheduler),
@@ -751,7 +774,8 @@ def aggregation(
     write_aggregation(view, out, log_scale=log_scale)
     console.wrote(out.written)
     report_to_console(lreport, console)
-    report_to_console(preport, console)
+    if physical_path is not None:
+        report_to_console(preport, console)
     for line in view.summary_lines():
         console.info(line)
 

@@ -267,23 +267,36 @@ AGGREGATION_PE_TABLE_COLUMNS: Final = (
     "payload_bytes_sent",
     "routed_items_sent",
     "buffers_sent",
+    "empty_buffers_sent",
     "wire_bytes_sent",
+    "predicted_wire_bytes_sent",
     "messages_per_buffer",
     "items_per_buffer",
     "avg_buffer_bytes",
     "avg_buffer_fill",
     "wire_over_payload",
 )
-#: One row per (send type, link) that carries buffers or routed messages
-#: (``aggregation_links.csv``).
+#: One row per (send type, link) predicted or seen (``aggregation_links.csv``):
+#: the Conveyors model's comparison (``actorprof.analyze.conveyors.CHECK_COLUMNS``)
+#: and the error of the prediction.
 AGGREGATION_LINK_COLUMNS: Final = (
     "send_type",
     "src_pe",
     "dst_pe",
+    "items",
+    "payload_bytes",
+    "packet_bytes",
+    "packed_bytes",
+    "buffers_min",
+    "predicted_wire_bytes",
+    "calls",
     "buffers",
-    "buffer_bytes",
-    "routed_messages",
-    "routed_payload_bytes",
-    "messages_per_buffer",
+    "empty_buffers",
+    "wire_bytes",
+    "items_seen",
+    "padding_bytes",
     "status",
+    "reason",
+    "items_error",
+    "wire_bytes_error",
 )

@@ -714,8 +714,8 @@ ROWS: list[Row] = [
         argv("aggregation", "aggregation_two_runs"),
         0,
         [
-            "APPROXIMATE comparison (the traces do not look like one run)",
-            "the physical trace has 2 PEs, the logical trace 4",
+            "verdict: not one run",
+            "the logical trace names PE 3 but the physical trace stops at PE 1",
         ],
         {
             "physical.txt": P0_OK,

@@ -291,3 +291,30 @@ def test_report_findings_in_severity_order() -> None:
 
 def test_report_findings_on_an_empty_report() -> None:
     assert fd.report_findings({}) == []
+
+
+def test_aggregation_findings_say_the_models_verdict() -> None:
+    from actorprof.report.findings import aggregation_findings
+
+    assert aggregation_findings(None) == []
+    one = {"verdict": "one run", "layout": "2d matrix 4 x 4 (n = 4)", "links": 160}
+    one |= {"topology": "3d tensor 2 x 2 x 4 (n = 2)", "links_explained": 160}
+    found = aggregation_findings(one)
+    assert [(f.rule, f.severity) for f in found] == [
+        ("aggregation", "info"),
+        ("aggregation", "warning"),  # the layout says 2D, the trace shows 3D
+    ]
+    assert "explains all 160 links" in found[0].text
+    bad = aggregation_findings(
+        {
+            "verdict": "not one run",
+            "topology": "1d vector 4 (n = 4)",
+            "links": 6,
+            "links_explained": 0,
+            "reasons": ["2 link(s): x"],
+        }
+    )
+    assert bad[0].severity == "warning" and "not of one run (0 of 6" in bad[0].text
+    assert bad[0].value == 6.0
+    misfit = aggregation_findings({"verdict": "model does not fit", "notes": ["n"]})
+    assert "the run is not blamed" in misfit[0].text

@@ -6,6 +6,7 @@ from .aggregation import (
     AggregationView,
     aggregation_view,
     build_aggregation_view,
+    parse_layouts,
     write_aggregation,
 )
 from .logical import LogicalView, build_logical_view, logical_view, node_totals, write_logical
@@ -31,6 +32,7 @@ __all__ = [
     "node_totals",
     "overall_view",
     "papi_view",
+    "parse_layouts",
     "physical_view",
     "timeline_view",
     "write_aggregation",

@@ -1,20 +1,24 @@
-"""The aggregation view: the logical and physical traces of a run side by side.
+"""The aggregation view: a run's logical trace through the Conveyors model.
 
-``aggregation_view(path)`` is the Python twin of ``actorprof aggregation``:
-it reads the physical trace and the logical trace, routes every logical
-message over the Conveyors topology (:mod:`actorprof.analyze.aggregation`),
-puts the routed messages beside the buffers seen on each link, and compares
-per PE what the program asked for with what went on the wire.
+``aggregation_view(path)`` is the Python twin of ``actorprof aggregation``.
+It reads the logical trace (the messages the program asked for), routes its
+non-zero pairs over the topology Conveyors builds for the run's layout
+(:mod:`actorprof.analyze.conveyors`: 1D vector, 2D matrix or 3D tensor) and,
+when the physical trace of the run is there, compares the prediction with
+the buffers seen on every link (:func:`~actorprof.analyze.conveyors.compare_run`):
+the topology the physical trace shows, the verdict (``one run``, ``not one
+run``, ``model does not fit``) and a status and reason per link. For other
+node layouts (``layouts``) it predicts, from the logical trace alone, what
+each would put on the wire.
 
-Whether the two traces can come from the same run is decided from the data:
-every link with buffers must be on a route, every route must carry buffers,
-no link may carry more payload than bytes, and both traces must have the same
-PEs and be complete. Otherwise the summary says the comparison is approximate
-and why.
+Memory follows the non-zero pairs and links, never N x N (65,536 PEs are
+fine); only the per-link heatmap is dense, up to 1,024 PEs.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -23,27 +27,40 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .._progress import ProgressSink
+from .._progress import ProgressSink, track
 from .._version import __version__
 from ..analyze.aggregation import (
-    LinkExplanation,
-    Routes,
+    actual_layout,
     aggregation_factor,
+    aggregation_links,
     aggregation_pe_table,
-    explain_links,
-    link_table,
-    pad_matrix,
-    route_messages,
+    buffer_room_bytes,
+)
+from ..analyze.conveyors import (
+    CONVEY_BUFFER_SIZE,
+    RunComparison,
+    Topology,
+    compare_run,
+    conveyors_topology,
+    logical_pairs,
+    pair_table,
+    physical_buffers,
+    predict_layouts,
 )
 from ..analyze.imbalance import imbalance
-from ..analyze.matrix import pe_totals
+from ..analyze.matrix import DENSE_MAX_PES
 from ..engine import Engine
 from ..errors import NoTraceError, UsageError
-from ..read import ReadReport, check_input_path, find_pe_files
-from ..read.physical import PHYSICAL_FILE_NAME, program_output_lines
+from ..read import ReadReport, check_input_path, find_pe_files, iter_logical
+from ..read.physical import (
+    PHYSICAL_FILE_NAME,
+    iter_physical,
+    physical_file,
+    program_output_lines,
+)
 from ..schema import BUFFER_SEND_TYPES, SEND_TYPES
 from .logical import LogicalView, logical_view
-from .physical import PhysicalView, physical_view
+from .physical import PhysicalView, build_physical_view
 
 if TYPE_CHECKING:
     from ..write import Sink
@@ -53,13 +70,24 @@ __all__ = [
     "aggregation_inputs",
     "aggregation_view",
     "build_aggregation_view",
+    "parse_layouts",
     "pes_per_node_from_nodes",
+    "physical_view_and_buffers",
+    "read_physical_buffers",
 ]
+
+#: A layout as ``actorprof aggregation --layouts`` spells it: NODESxPES_PER_NODE, or K.
+LAYOUT_SPELLING = "NODESxPES_PER_NODE (8x16: 8 nodes of 16 PEs) or PES_PER_NODE alone"
+_LAYOUT = re.compile(r"^\s*(?:(\d+)\s*[xX*]\s*)?(\d+)\s*$")
+Layouts = str | Sequence[tuple[int, int]]
 
 
 def aggregation_inputs(
-    path: str | PathLike[str], *, logical: str | PathLike[str] | None = None
-) -> tuple[Path, Path]:
+    path: str | PathLike[str],
+    *,
+    logical: str | PathLike[str] | None = None,
+    physical_optional: bool = False,
+) -> tuple[Path | None, Path]:
     """Where the physical and the logical traces of a run are.
 
     The physical trace: ``path`` itself if it is a file, else
@@ -68,13 +96,19 @@ def aggregation_inputs(
     if it has ``PE<i>_send.csv`` files, else ``path``, else ``path/logical``
     (the layout of the shipped examples).
 
+    Parameters
+    ----------
+    physical_optional
+        A missing physical trace is fine (prediction alone): the first
+        element is then None.
+
     Raises
     ------
     UsageError
         ``path`` does not exist.
     NoTraceError
-        No physical or no logical trace is found (the message says where
-        it looked and which option fixes it).
+        No logical trace, or no physical trace unless ``physical_optional``
+        (the message says where it looked and which option fixes it).
     """
     root = Path(path)
     check_input_path(root)
@@ -84,21 +118,24 @@ def aggregation_inputs(
         else [root / PHYSICAL_FILE_NAME, root / "physical" / PHYSICAL_FILE_NAME]
     )
     physical = next((p for p in physical_candidates if p.is_file()), None)
-    if physical is None:
+    if physical is None and not physical_optional:
         raise NoTraceError(
             f"{root}: no physical trace; looked for "
             + " and ".join(str(p) for p in physical_candidates)
-            + ". Pass the physical.txt file or its folder."
+            + ". Pass the physical.txt file or its folder, or predict from the logical "
+            "trace alone with --layouts."
         )
     if logical is not None:
         return physical, Path(logical)
     base = root if root.is_dir() else root.parent
-    for candidate in dict.fromkeys([physical.parent, base, base / "logical"]):
+    near = [] if physical is None else [physical.parent]
+    for candidate in dict.fromkeys([*near, base, base / "logical"]):
         if candidate.is_dir() and _has_logical(candidate):
             return physical, candidate
     raise NoTraceError(
-        f"{root}: no logical trace (PE<i>_send.csv) next to the physical trace, in "
-        f"{base} or in {base / 'logical'}. Point at it with --logical DIR."
+        f"{root}: no logical trace (PE<i>_send.csv) "
+        + ("" if physical is None else "next to the physical trace, ")
+        + f"in {base} or in {base / 'logical'}. Point at it with --logical DIR."
     )
 
 
@@ -128,165 +165,373 @@ def pes_per_node_from_nodes(pe_node: pd.Series) -> int | None:
     return k if k > 0 and bool(np.all(nodes == pes // k)) else None
 
 
+def parse_layouts(layouts: Layouts, num_pes: int) -> list[tuple[int, int]]:
+    """``(pes_per_node, nodes)`` of each layout, checked against the PE count.
+
+    Parameters
+    ----------
+    layouts
+        ``"8x16,32x4"`` (NODESxPES_PER_NODE: 8 nodes of 16 PEs; ``x``, ``X``
+        or ``*``), ``"16,4"`` (PEs per node; the node count follows from
+        ``num_pes``), or ``(pes_per_node, nodes)`` pairs as
+        :func:`~actorprof.analyze.conveyors.predict_layouts` takes them.
+    num_pes
+        The run's PE count: every layout must have exactly that many PEs
+        (the logical trace is of that many PEs).
+
+    Raises
+    ------
+    UsageError
+        A malformed item, or a layout of another PE count.
+
+    Examples
+    --------
+    >>> parse_layouts("1x16, 4x4, 2", 16)
+    [(16, 1), (4, 4), (2, 8)]
+    """
+    if isinstance(layouts, str):
+        pairs: list[tuple[int, int]] = []
+        for item in (i for i in layouts.split(",") if i.strip()):
+            match = _LAYOUT.match(item)
+            if match is None:
+                raise UsageError(
+                    f"--layouts: cannot read {item.strip()!r}; spell each layout "
+                    f"{LAYOUT_SPELLING}, separated by commas, e.g. --layouts 1x16,4x4,8x2"
+                )
+            nodes, k = match.group(1), int(match.group(2))
+            if nodes is None:
+                if k < 1 or num_pes % k:
+                    raise UsageError(
+                        f"--layouts: {k} PEs per node does not divide the run's {num_pes} PEs"
+                    )
+                pairs.append((k, num_pes // k))
+            else:
+                pairs.append((k, int(nodes)))
+    else:
+        pairs = [(int(k), int(nodes)) for k, nodes in layouts]
+    if not pairs:
+        raise UsageError("--layouts: no layout given (e.g. --layouts 1x16,4x4,8x2)")
+    for k, nodes in pairs:
+        if k < 1 or nodes < 1 or k * nodes != num_pes:
+            raise UsageError(
+                f"--layouts: {nodes}x{k} is {nodes} node(s) of {k} PEs = {nodes * k} PEs, but the "
+                f"logical trace is of {num_pes} PEs (spell each layout {LAYOUT_SPELLING})"
+            )
+    return list(dict.fromkeys(pairs))
+
+
+class _BufferTee:
+    """Passes physical chunks through while reducing them to buffers per link and size."""
+
+    def __init__(self) -> None:
+        self.parts: list[pd.DataFrame] = []
+
+    def __call__(self, chunks: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        for chunk in chunks:
+            self.parts.append(physical_buffers(chunk))
+            if len(self.parts) > 64:
+                self.parts = [self.result()]
+            yield chunk
+
+    def result(self) -> pd.DataFrame:
+        if not self.parts:
+            return physical_buffers([])
+        total = pd.concat(self.parts, ignore_index=True)
+        keys = ["send_type", "src_pe", "dst_pe", "buffer_bytes"]
+        out = total.groupby(keys, observed=True)["calls"].sum().reset_index()
+        return out.astype({c: np.int64 for c in [*keys[1:], "calls"]})
+
+
+def read_physical_buffers(
+    path: str | PathLike[str],
+    *,
+    num_pes: int | None = None,
+    report: ReadReport,
+    progress: ProgressSink | None = None,
+) -> pd.DataFrame:
+    """One pass over a physical trace: calls per (send type, link, buffer size).
+
+    Memory follows the links (a link has a handful of buffer sizes), not
+    N x N; see :func:`~actorprof.analyze.conveyors.physical_buffers`.
+    """
+    file = physical_file(path)
+    report.bytes_planned, report.files_planned = file.stat().st_size, 1
+    tee = _BufferTee()
+    chunks = iter_physical(file, num_pes=num_pes, report=report)
+    for _ in tee(track(chunks, progress, planned=report.planned, done=report.done)):
+        pass
+    return tee.result()
+
+
+def physical_view_and_buffers(
+    path: str | PathLike[str],
+    *,
+    num_pes: int | None = None,
+    pes_per_node: int | None = None,
+    report: ReadReport,
+) -> tuple[PhysicalView, pd.DataFrame]:
+    """The physical view and its buffers per link and size, from one read."""
+    file = physical_file(path)
+    report.bytes_planned, report.files_planned = file.stat().st_size, 1
+    tee = _BufferTee()
+    view = build_physical_view(
+        tee(iter_physical(file, num_pes=num_pes, report=report)),
+        report,
+        path=str(file),
+        num_pes=num_pes,
+        pes_per_node=pes_per_node,
+    )
+    return view, tee.result()
+
+
 @dataclass(frozen=True)
 class AggregationView:
-    """Logical vs physical for one run.
+    """A run's logical trace through the Conveyors model, beside its physical trace.
 
     Attributes
     ----------
-    physical, logical
-        The two views the comparison is built from.
-    routes
-        The logical messages routed over the topology.
+    logical
+        The logical view the pairs come from.
+    pairs
+        Sparse logical pairs per message size
+        (:data:`~actorprof.analyze.conveyors.PAIR_COLUMNS`).
+    num_pes, pes_per_node, pes_per_node_source
+        The run's layout: K from ``--pes-per-node``, the logical trace's
+        node ids, or ``one node``.
+    buffer_bytes
+        Buffer capacity of the model (Conveyors' 10,000 B unless given).
+    comparison
+        :func:`~actorprof.analyze.conveyors.compare_run` of the logical pairs
+        and the physical trace; None without a physical trace.
+    buffers
+        The physical trace per (send type, link, buffer size); None without one.
     links
-        :func:`link_table`: buffers seen beside routed messages, per link.
-    explanation
-        :func:`explain_links` of ``links``.
+        ``aggregation_links.csv``: the compared links with status, reason
+        and the prediction's error; None without a physical trace.
     pes
-        :func:`aggregation_pe_table`.
-    factor
-        :func:`aggregation_factor`: routed messages per buffer on each link.
-    pes_per_node_source
-        Where K came from: ``--pes-per-node``, ``logical node ids``, or
-        ``one node`` (1D).
-    approximate_reasons
-        Why the traces cannot come from one run; empty when consistent.
+        ``aggregation_pes.csv``; None without a physical trace.
+    layouts
+        ``aggregation_layouts.csv``: the prediction for each layout asked
+        for, with the actual figures on the row of the run's own topology;
+        None when no layout was asked for.
+    physical_path, physical_report
+        Where the physical trace was read, and its line accounting.
+    notes
+        What the view wants said (layout sources, second reads, lost lines).
     """
 
-    physical: PhysicalView
     logical: LogicalView
-    routes: Routes
-    links: pd.DataFrame
-    explanation: LinkExplanation
-    pes: pd.DataFrame
-    factor: pd.DataFrame
+    pairs: pd.DataFrame
+    num_pes: int
+    pes_per_node: int | None
     pes_per_node_source: str
-    approximate_reasons: list[str] = field(default_factory=list)
+    buffer_bytes: int = CONVEY_BUFFER_SIZE
+    comparison: RunComparison | None = None
+    buffers: pd.DataFrame | None = None
+    links: pd.DataFrame | None = None
+    pes: pd.DataFrame | None = None
+    layouts: pd.DataFrame | None = None
+    physical_path: str | None = None
+    physical_report: ReadReport | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
-    def approximate(self) -> bool:
-        return bool(self.approximate_reasons)
+    def topology(self) -> Topology:
+        """The topology compared under (with a physical trace), else the layout's."""
+        if self.comparison is not None:
+            return self.comparison.topology
+        return conveyors_topology(self.num_pes, self.pes_per_node)
 
     @property
-    def num_pes(self) -> int:
-        return len(self.pes)
+    def verdict(self) -> str | None:
+        """``one run``, ``not one run``, ``model does not fit``; None without a physical trace."""
+        return None if self.comparison is None else self.comparison.verdict
 
-    @property
-    def pes_per_node(self) -> int | None:
-        return self.routes.pes_per_node
+    def factor(self) -> pd.DataFrame | None:
+        """Routed items per buffer on each link, N x N; None beyond 1,024 PEs or without links."""
+        if self.links is None or self.num_pes > DENSE_MAX_PES:
+            return None
+        return aggregation_factor(self.links, self.num_pes)
 
     def totals(self) -> dict[str, Any]:
-        """Whole-run figures: messages, buffers, bytes, ratios, overhead per type."""
-        n = self.num_pes
-        mats = self.physical.matrices
-        messages = int(self.pes["messages_sent"].sum())
-        payload = int(self.pes["payload_bytes_sent"].sum())
-        buffers = int(self.pes["buffers_sent"].sum())
-        wire = int(self.pes["wire_bytes_sent"].sum())
-        items = int(self.pes["routed_items_sent"].sum())
-        capacity = max(mats.max_buffer_bytes[t] for t in BUFFER_SEND_TYPES)
+        """Whole-run figures: messages, buffers, bytes, ratios, overhead per send type."""
+        messages = int(self.pairs["messages"].sum())
+        payload = int(self.pairs["payload_bytes"].sum())
+        out: dict[str, Any] = {"messages": messages, "payload_bytes": payload}
+        if self.links is None or self.buffers is None:
+            return out
+        links = self.links
+        types = links["send_type"].astype(str)
+        data = links[types.isin(BUFFER_SEND_TYPES)]
+        buffers = int(data["buffers"].sum())
+        wire = int(data["wire_bytes"].sum())
+        items = int(data["items"].sum())
+        room = buffer_room_bytes(self.buffer_bytes)
+        sizes = self.buffers[self.buffers["send_type"].astype(str).isin(BUFFER_SEND_TYPES)]
         by_type: dict[str, Any] = {}
         for t in SEND_TYPES:
-            calls = int(mats.buffers(t).to_numpy().sum())
-            nbytes = int(mats.bytes(t).to_numpy().sum())
-            entry: dict[str, Any] = {"buffers": calls, "bytes": nbytes}
+            mine = links[types == t]
+            calls, nbytes = int(mine["calls"].sum()), int(mine["wire_bytes"].sum())
+            entry: dict[str, Any] = {"calls": calls, "bytes": nbytes}
             if t in BUFFER_SEND_TYPES:
-                routed = int(pad_matrix(self.routes.messages[t], n).to_numpy().sum())
-                routed_payload = int(pad_matrix(self.routes.payload_bytes[t], n).to_numpy().sum())
-                overhead = nbytes - routed_payload
+                full = int(mine["buffers"].sum())
+                routed = int(mine["items"].sum())
+                overhead = nbytes - int(mine["payload_bytes"].sum())
                 entry.update(
-                    routed_messages=routed,
-                    routed_payload_bytes=routed_payload,
-                    messages_per_buffer=_div(routed, calls),
+                    buffers=full,
+                    empty_buffers=int(mine["empty_buffers"].sum()),
+                    routed_items=routed,
+                    routed_payload_bytes=int(mine["payload_bytes"].sum()),
+                    items_per_buffer=_div(routed, full),
                     overhead_bytes=overhead,
-                    overhead_bytes_per_buffer=_div(overhead, calls),
-                    overhead_bytes_per_message=_div(overhead, routed),
+                    overhead_bytes_per_buffer=_div(overhead, full),
+                    overhead_bytes_per_item=_div(overhead, routed),
                 )
             by_type[t] = entry
-        avg = _div(wire, buffers)
-        return {
-            "messages": messages,
-            "payload_bytes": payload,
-            "routed_items": items,
-            "buffers": buffers,
-            "wire_bytes": wire,
-            "messages_per_buffer": _div(messages, buffers),
-            "items_per_buffer": _div(items, buffers),
-            "avg_buffer_bytes": avg,
-            "max_buffer_bytes": capacity,
-            "avg_buffer_fill": None if avg is None or not capacity else avg / capacity,
-            "wire_over_payload": _div(wire, payload),
-            "by_type": by_type,
-        }
+        out.update(
+            routed_items=items,
+            buffers=buffers,
+            empty_buffers=int(data["empty_buffers"].sum()),
+            wire_bytes=wire,
+            predicted_wire_bytes_min=int(data["predicted_wire_bytes"].sum()),
+            buffers_min=int(data["buffers_min"].sum()),
+            messages_per_buffer=_div(messages, buffers),
+            items_per_buffer=_div(items, buffers),
+            avg_buffer_bytes=_div(wire, buffers),
+            max_buffer_bytes=int(sizes["buffer_bytes"].max()) if len(sizes) else 0,
+            buffer_capacity_bytes=self.buffer_bytes,
+            buffer_room_bytes=room,
+            avg_buffer_fill=_div(wire - 16 * buffers, buffers * room),
+            wire_over_payload=_div(wire, payload),
+            by_type=by_type,
+        )
+        return out
 
     def summary(self) -> dict[str, Any]:
-        """JSON-able summary: totals, link explanation, comparison verdict, imbalance."""
-        reports = (self.physical.report, self.logical.report)
-        files = [f for r in reports for f in r.to_dict()["files"]]
-        loads = {
-            column: imbalance(self.pes[column]).to_dict()
-            for column in ("messages_sent", "buffers_sent", "wire_bytes_sent")
-        }
-        return {
+        """JSON-able summary: layout, verdict (``compare_run(...).summary()``), totals, layouts."""
+        reports = [self.logical.report]
+        if self.physical_report is not None:
+            reports.append(self.physical_report)
+        topology = self.topology
+        out: dict[str, Any] = {
             "kind": "aggregation",
             "actorprof_version": __version__,
-            "trace": self.physical.path,
+            "trace": self.physical_path,
             "logical_trace": self.logical.path,
             "phase": self.logical.report.phase,
             "num_pes": self.num_pes,
             "pes_per_node": self.pes_per_node,
             "pes_per_node_source": self.pes_per_node_source,
-            "topology": self.routes.topology,
-            "num_nodes": (
-                1 if self.pes_per_node is None else -(-self.num_pes // self.pes_per_node)
-            ),
+            "buffer_bytes": self.buffer_bytes,
+            "topology": topology.kind,
+            "topology_detail": topology.describe(),
+            "num_nodes": topology.num_nodes,
+            "verdict": self.verdict,
+            "comparison": None if self.comparison is None else self.comparison.summary(),
             "totals": self.totals(),
-            "links": self.explanation.to_dict(),
-            "comparison": {
-                "approximate": self.approximate,
-                "reasons": list(self.approximate_reasons),
-                "checks": [
-                    "every link with buffers is on a route of a logical message",
-                    "every route carries buffers",
-                    "no link carries more routed payload than bytes",
-                    "both traces have the same PEs and no unreadable trace line",
-                ],
-            },
-            "imbalance": loads,
-            "lines_read": sum(r.lines_read for r in reports),
-            "lines_skipped": sum(r.lines_skipped for r in reports),
-            "physical_lines_read": self.physical.report.lines_read,
-            "logical_lines_read": self.logical.report.lines_read,
-            "warnings": [w for r in reports for w in r.warnings],
-            "notes": [n for r in reports for n in r.notes],
-            "files": files,
+            "layouts": None if self.layouts is None else _records(self.layouts),
         }
+        if self.pes is not None:
+            out["imbalance"] = {
+                column: imbalance(self.pes[column]).to_dict()
+                for column in ("messages_sent", "buffers_sent", "wire_bytes_sent")
+            }
+        out.update(
+            lines_read=sum(r.lines_read for r in reports),
+            lines_skipped=sum(r.lines_skipped for r in reports),
+            physical_lines_read=None
+            if self.physical_report is None
+            else self.physical_report.lines_read,
+            logical_lines_read=self.logical.report.lines_read,
+            warnings=[w for r in reports for w in r.warnings],
+            notes=[*self.notes, *(n for r in reports for n in r.notes)],
+            files=[f for r in reports for f in r.to_dict()["files"]],
+        )
+        return out
 
     def summary_lines(self) -> list[str]:
         """A short human summary (what the CLI prints on stderr)."""
         t = self.totals()
-        ex = self.explanation
-        topo = (
-            "1D (one node): messages go straight"
-            if self.routes.topology == "1d"
-            else f"2D mesh, {self.pes_per_node} PEs per node ({self.pes_per_node_source})"
+        lines = [f"  {note}" for note in self.notes]
+        head = (
+            f"aggregation: {t['messages']:,} logical messages ({t['payload_bytes']:,} B payload), "
+            f"{self.num_pes} PEs"
         )
-        lines = [
-            f"aggregation: {t['messages']:,} logical messages ({t['payload_bytes']:,} B payload) "
-            f"-> {t['buffers']:,} buffers ({t['wire_bytes']:,} B on the wire), {self.num_pes} PEs",
-            f"  routing: {topo}",
-            f"  messages per buffer {_fmt(t['messages_per_buffer'])}, routed items per buffer "
-            f"{_fmt(t['items_per_buffer'])}, wire/payload bytes {_fmt(t['wire_over_payload'])}, "
-            f"average buffer fill {_fmt(t['avg_buffer_fill'], pct=True)}",
-            f"  links: {ex.links_seen} seen with buffers, {ex.links_explained} explained by the "
-            "routed messages",
-        ]
-        if self.approximate:
-            lines.append("  APPROXIMATE comparison (the traces do not look like one run):")
-            lines.extend(f"    - {reason}" for reason in self.approximate_reasons)
+        if self.comparison is None:
+            lines.insert(0, head + ": no physical trace, prediction only")
         else:
-            lines.append("  the routed logical messages explain every link: same run")
+            c = self.comparison
+            lines.insert(
+                0,
+                head + f" -> {t['buffers']:,} buffers + {t['empty_buffers']:,} empty flushes "
+                f"({t['wire_bytes']:,} B on the wire)",
+            )
+            lines.append(f"  layout: {c.layout.describe()} ({self.pes_per_node_source})")
+            detected = " or ".join(d.describe() for d in c.detected) or "none"
+            lines.append(f"  physical trace's links fit: {detected}")
+            lines.append(
+                f"  items per buffer {_fmt(t['items_per_buffer'])}, wire/payload bytes "
+                f"{_fmt(t['wire_over_payload'])}, average buffer fill "
+                f"{_fmt(t['avg_buffer_fill'], pct=True)} of {t['buffer_room_bytes']:,} B"
+            )
+            explained = int((c.links["status"] == "explained").sum())
+            lines.append(
+                f"  links: {explained} of {len(c.links)} explained under {c.topology.describe()}"
+            )
+            lines.extend(f"  note: {n}" for n in c.notes)
+            lines.append(f"  verdict: {c.verdict}" + _VERDICT_TEXT[c.verdict])
+            lines.extend(f"    - {r}" for r in c.reasons)
+        if self.layouts is not None:
+            lines.append("  layouts (lower bounds at the fewest buffers):")
+            lines.extend(f"    {row}" for row in _layout_rows(self.layouts))
         return lines
+
+
+_VERDICT_TEXT = {
+    "one run": ": the model explains every link of the physical trace",
+    "not one run": ": the model fits the physical trace's links but the data differ",
+    "model does not fit": (
+        ": no topology Conveyors builds explains this physical trace (the run is not blamed)"
+    ),
+}
+
+
+def verdict_title(view: AggregationView) -> str:
+    """What a figure title adds about the comparison ('' for one run or prediction)."""
+    if view.verdict is None or view.verdict == "one run":
+        return ""
+    return f"\n{view.verdict.upper()}: see the summary's comparison"
+
+
+def _layout_rows(table: pd.DataFrame) -> list[str]:
+    rows = []
+    for r in table.itertuples(index=False):
+        busiest = (
+            f"{r.busiest_send_type} {r.busiest_src_pe}->{r.busiest_dst_pe} "
+            f"{r.busiest_wire_bytes:,} B"
+        )
+        rows.append(
+            f"{r.layout} ({r.topology} {r.grid}): wire {r.wire_bytes:,} B, inter-node "
+            f"{r.inter_node_bytes:,} B, >= {r.buffers_min:,} buffers, busiest {busiest}"
+        )
+    return rows
+
+
+def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = []
+    for row in table.to_dict(orient="records"):
+        records.append({str(k): _plain(v) for k, v in row.items()})
+    return records
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return None if np.isnan(value) else float(value)
+    if value is pd.NA:
+        return None
+    return value
 
 
 def _div(a: float, b: float) -> float | None:
@@ -299,86 +544,159 @@ def _fmt(value: float | None, *, pct: bool = False) -> str:
     return f"{100 * value:.1f} %" if pct else f"{value:,.2f}"
 
 
+def _pairs_of(logical: LogicalView, notes: list[str]) -> pd.DataFrame:
+    """The view's pairs per message size; a second read only when a pair mixes sizes."""
+    pairs = logical.pairs.rename(columns={"bytes": "payload_bytes"})
+    try:
+        return pair_table(pairs)
+    except ValueError:
+        notes.append(
+            "some PE pairs mix message sizes (one conveyor per size): the logical trace was "
+            "read a second time per size"
+        )
+    chunks = iter_logical(logical.path, phase=logical.report.phase, report=ReadReport())
+    return pair_table(logical_pairs(chunks))
+
+
+def _layout_of(
+    logical: LogicalView, pes_per_node: int | None, report: ReadReport
+) -> tuple[int | None, str]:
+    from_nodes = pes_per_node_from_nodes(logical.matrices.pe_node)
+    if pes_per_node is not None:
+        if from_nodes is not None and from_nodes != pes_per_node:
+            report.warn(
+                f"the logical trace's node ids say {from_nodes} PEs per node, "
+                f"--pes-per-node says {pes_per_node}: the layout is {pes_per_node}"
+            )
+        return pes_per_node, "--pes-per-node"
+    if from_nodes is not None:
+        return from_nodes, "logical node ids"
+    if logical.num_nodes > 1:
+        report.warn(
+            "the logical trace's node ids do not follow node = pe // K; taking one node "
+            "(pass --pes-per-node K)"
+        )
+    return None, "one node"
+
+
 def build_aggregation_view(
-    physical: PhysicalView,
     logical: LogicalView,
+    buffers: pd.DataFrame | None = None,
     *,
     pes_per_node: int | None = None,
+    buffer_bytes: int = CONVEY_BUFFER_SIZE,
+    layouts: Layouts | None = None,
+    physical_path: str | None = None,
+    physical_report: ReadReport | None = None,
 ) -> AggregationView:
-    """Compare a physical and a logical view of (supposedly) the same run.
+    """Route a logical view over the Conveyors model; compare with a physical trace if given.
 
-    ``pes_per_node`` overrides the K found in the logical trace's node ids.
+    Parameters
+    ----------
+    logical
+        The logical view of the run.
+    buffers
+        The physical trace per (send type, link, buffer size)
+        (:func:`read_physical_buffers`); None: prediction only.
+    pes_per_node
+        The run's K; default: from the logical trace's node ids, else one node.
+    buffer_bytes
+        Buffer capacity (``CONVEY_BUFFER_SIZE``, 10,000 by default).
+    layouts
+        Node layouts to predict side by side (:func:`parse_layouts`).
+    physical_path, physical_report
+        Where ``buffers`` come from (for the summary).
 
     Raises
     ------
     UsageError
-        A 2D mesh whose PE count is not a multiple of K.
+        A bad layout or capacity (a packet larger than a buffer), a K that
+        does not fit the PE count.
     """
-    report = physical.report  # notes on the routing go with the physical read
-    from_nodes = pes_per_node_from_nodes(logical.matrices.pe_node)
-    if pes_per_node is not None:
-        k: int | None = pes_per_node
-        source = "--pes-per-node"
-        if from_nodes is not None and from_nodes != pes_per_node:
-            report.warn(
-                f"the logical trace's node ids say {from_nodes} PEs per node, "
-                f"--pes-per-node says {pes_per_node}: routing with {pes_per_node}"
-            )
-    elif from_nodes is not None:
-        k, source = from_nodes, "logical node ids"
-        report.note(f"{k} PEs per node, from the logical trace's node ids (node = pe // {k})")
-    else:
-        k, source = None, "one node"
-        if logical.num_nodes > 1:
-            report.warn(
-                "the logical trace's node ids do not follow node = pe // K; routing as one "
-                "node (pass --pes-per-node K for a 2D mesh)"
-            )
-        meshes = [c for c in physical.candidates if 1 < c < physical.num_pes]
-        if meshes:
-            report.note(
-                "routing as one node (1D), but the physical trace fits a 2D mesh with "
-                f"--pes-per-node {', '.join(map(str, meshes))}"
-            )
-    n = max(physical.num_pes, logical.num_pes)
-    counts = pad_matrix(logical.matrices.counts, n)
-    payload = pad_matrix(logical.matrices.bytes, n)
-    if k is not None and k >= n:
-        source = f"{source}: one node"
+    if buffer_bytes < 1:
+        raise UsageError(f"--buffer-bytes must be at least 1, got {buffer_bytes}")
+    notes: list[str] = []
+    pairs = _pairs_of(logical, notes)
+    n = max(logical.num_pes, _pe_count(buffers))
+    k, source = _layout_of(logical, pes_per_node, physical_report or logical.report)
+    comparison = links = pes = None
     try:
-        routes = route_messages(counts, payload_bytes=payload, pes_per_node=k)
+        if buffers is not None:
+            comparison = compare_run(
+                pairs, buffers, num_pes=n, pes_per_node=k, buffer_bytes=buffer_bytes
+            )
+            links = aggregation_links(comparison.links)
+            pes = aggregation_pe_table(
+                logical.pes,
+                comparison.links,
+                num_pes=n,
+                pes_per_node=comparison.topology.pes_per_node,
+                buffer_bytes=buffer_bytes,
+            )
+        table = None
+        if layouts is not None:
+            table = _layout_table(
+                pairs, parse_layouts(layouts, n), buffer_bytes, comparison, buffers
+            )
     except ValueError as exc:
-        raise UsageError(f"{exc}; check --pes-per-node") from exc
-    if physical.pes_per_node != k:
-        physical = physical.with_pes_per_node(k)
-    mats = physical.matrices
-    links = link_table(mats, routes)
-    explanation = explain_links(links)
-    reasons = explanation.reasons()
-    if physical.num_pes != logical.num_pes:
-        reasons.append(
-            f"the physical trace has {physical.num_pes} PEs, the logical trace {logical.num_pes}"
+        raise UsageError(f"{exc}; check --pes-per-node, --layouts and --buffer-bytes") from exc
+    if physical_report is not None:
+        lost = physical_report.lines_skipped - program_output_lines(physical_report)
+        if lost:
+            notes.append(f"the physical trace has {lost:,} unreadable line(s) (lost data)")
+    if logical.report.lines_skipped:
+        notes.append(
+            f"the logical trace has {logical.report.lines_skipped:,} unreadable line(s) (lost data)"
         )
-    unreadable = {
-        "physical": physical.report.lines_skipped - program_output_lines(physical.report),
-        "logical": logical.report.lines_skipped,
-    }
-    reasons.extend(
-        f"the {name} trace has {count:,} unreadable line(s) (lost data)"
-        for name, count in unreadable.items()
-        if count
-    )
     return AggregationView(
-        physical=physical,
         logical=logical,
-        routes=routes,
-        links=links,
-        explanation=explanation,
-        pes=aggregation_pe_table(pe_totals(logical.matrices), mats, routes),
-        factor=aggregation_factor(mats, routes),
+        pairs=pairs,
+        num_pes=n,
+        pes_per_node=k,
         pes_per_node_source=source,
-        approximate_reasons=reasons,
+        buffer_bytes=buffer_bytes,
+        comparison=comparison,
+        buffers=buffers,
+        links=links,
+        pes=pes,
+        layouts=table,
+        physical_path=physical_path,
+        physical_report=physical_report,
+        notes=tuple(notes),
     )
+
+
+def _layout_table(
+    pairs: pd.DataFrame,
+    layouts: list[tuple[int, int]],
+    buffer_bytes: int,
+    comparison: RunComparison | None,
+    buffers: pd.DataFrame | None,
+) -> pd.DataFrame:
+    """:func:`predict_layouts`, with the physical trace's figures on the row of its topology.
+
+    ``actual_wire_bytes``, ``actual_inter_node_bytes`` and ``actual_buffers``
+    (non-empty) are empty on every other row.
+    """
+    table = predict_layouts(pairs, layouts, buffer_bytes=buffer_bytes)
+    actual = ("actual_wire_bytes", "actual_inter_node_bytes", "actual_buffers")
+    values = np.full((len(table), len(actual)), -1, dtype=np.int64)
+    if comparison is not None and buffers is not None:
+        run = comparison.topology
+        seen = actual_layout(buffers, run.pes_per_node)
+        for i, (k, nodes) in enumerate(layouts):
+            if conveyors_topology(k * nodes, k) == run:
+                values[i] = [seen["wire_bytes"], seen["inter_node_bytes"], seen["buffers"]]
+    for j, column in enumerate(actual):
+        table[column] = pd.array(np.where(values[:, j] >= 0, values[:, j], 0), dtype="Int64")
+        table.loc[values[:, j] < 0, column] = pd.NA
+    return table
+
+
+def _pe_count(frame: pd.DataFrame | None) -> int:
+    if frame is None or not len(frame):
+        return 0
+    return int(max(frame["src_pe"].max(), frame["dst_pe"].max())) + 1
 
 
 def aggregation_view(
@@ -388,18 +706,21 @@ def aggregation_view(
     phase: str | None = None,
     num_pes: int | None = None,
     pes_per_node: int | None = None,
+    buffer_bytes: int = CONVEY_BUFFER_SIZE,
+    layouts: Layouts | None = None,
     physical_report: ReadReport | None = None,
     logical_report: ReadReport | None = None,
     engine: Engine | None = None,
     progress: ProgressSink | None = None,
 ) -> AggregationView:
-    """Read a run's physical and logical traces and compare them.
+    """Read a run's logical (and physical) trace and put them through the model.
 
     Parameters
     ----------
     path
         ``physical.txt``, its folder, or a run folder with ``physical/``
-        and ``logical/`` (see :func:`aggregation_inputs`).
+        and ``logical/`` (see :func:`aggregation_inputs`); with ``layouts``
+        a folder with the logical trace alone is enough.
     logical
         Folder of the logical trace; default: found next to the physical one.
     phase
@@ -407,8 +728,12 @@ def aggregation_view(
     num_pes
         The run's PE count, checked against both traces.
     pes_per_node
-        K of the 2D mesh; default: from the logical trace's node ids (one
-        node: 1D).
+        The run's K; default: from the logical trace's node ids (one node
+        when they say nothing).
+    buffer_bytes
+        Buffer capacity (Conveyors' ``CONVEY_BUFFER_SIZE``, 10,000).
+    layouts
+        Node layouts to predict (:func:`parse_layouts`: ``"8x16,32x4"``).
     physical_report, logical_report
         Receive the line accounting of each read.
     engine
@@ -423,17 +748,19 @@ def aggregation_view(
     Raises
     ------
     ActorProfError
-        Any read error, or traces that cannot be found.
+        Any read error, traces that cannot be found, a bad layout.
 
     Examples
     --------
-    >>> view = aggregation_view("examples/ig_8pe_2nodes", pes_per_node=4)  # doctest: +SKIP
-    >>> view.explanation.links_seen == view.explanation.links_explained  # doctest: +SKIP
-    True
+    >>> view = aggregation_view("examples/ig_8pe_2nodes")  # doctest: +SKIP
+    >>> view.verdict  # doctest: +SKIP
+    'one run'
+    >>> aggregation_view("run/logical", layouts="1x16,4x4").layouts  # doctest: +SKIP
     """
-    physical_path, logical_path = aggregation_inputs(path, logical=logical)
+    physical_path, logical_path = aggregation_inputs(
+        path, logical=logical, physical_optional=layouts is not None
+    )
     logical_report = ReadReport(kind="logical") if logical_report is None else logical_report
-    physical_report = ReadReport(kind="physical") if physical_report is None else physical_report
     lview = logical_view(
         logical_path,
         phase=phase,
@@ -442,58 +769,80 @@ def aggregation_view(
         engine=engine,
         progress=progress,
     )
-    k = (
-        pes_per_node
-        if pes_per_node is not None
-        else pes_per_node_from_nodes(lview.matrices.pe_node)
+    buffers = None
+    if physical_path is not None:
+        physical_report = (
+            ReadReport(kind="physical") if physical_report is None else physical_report
+        )
+        buffers = read_physical_buffers(
+            physical_path, num_pes=num_pes, report=physical_report, progress=progress
+        )
+    return build_aggregation_view(
+        lview,
+        buffers,
+        pes_per_node=pes_per_node,
+        buffer_bytes=buffer_bytes,
+        layouts=layouts,
+        physical_path=None if physical_path is None else str(physical_path),
+        physical_report=physical_report if physical_path is not None else None,
     )
-    pview = physical_view(
-        physical_path,
-        num_pes=num_pes,
-        pes_per_node=k,
-        report=physical_report,
-        progress=progress,
-    )
-    return build_aggregation_view(pview, lview, pes_per_node=pes_per_node)
 
 
 # --- files: figures, tables and the summary -------------------------------
 
 
 def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool) -> None:
+    """Figures, tables and the summary of an aggregation view.
+
+    With a physical trace: ``heatmap`` (routed items per buffer per link, up
+    to 1,024 PEs), ``bytes`` (per PE), ``pes`` and ``links`` tables. With
+    layouts: ``layouts`` table and figure. Always ``summary``.
+    """
     from ..plot import plot_heatmap
     from ..plot.aggregation import plot_bytes_bars
+    from ..plot.layouts import plot_layouts
     from ..write import new_figure
 
-    approx = "\nAPPROXIMATE: the traces do not look like one run" if view.approximate else ""
+    tail = verdict_title(view)
     n = view.num_pes
-    size = (max(6.5, 0.42 * n + 3.5), max(6.0, 0.38 * n + 3.0)) if n <= 32 else (10.0, 9.0)
-    fig = new_figure(*size)
-    hops = "one hop, 1D" if view.routes.topology == "1d" else f"2D mesh, K={view.pes_per_node}"
-    plot_heatmap(
-        view.factor,
-        ax=fig.axes[0],
-        totals=False,
-        log=log_scale,
-        value_label="routed messages per buffer",
-        title=f"Aggregation factor per link ({hops}){approx}",
-    )
-    out.figure(fig, "heatmap")
-
-    totals = view.totals()
-    ratio = totals["wire_over_payload"]
-    fig = new_figure(max(7.0, 0.55 * n + 3.0) if n <= 64 else 12.0, 5.0)
-    plot_bytes_bars(
-        view.pes,
-        ax=fig.axes[0],
-        title="Bytes sent per PE: logical payload vs physical"
-        + ("" if ratio is None else f" (x{ratio:.2f} overall)")
-        + approx,
-    )
-    out.figure(fig, "bytes")
-
-    out.csv(view.pes, "pes")
-    out.csv(view.links, "links", index=False)
+    factor = view.factor()
+    if factor is not None:
+        size = (max(6.5, 0.42 * n + 3.5), max(6.0, 0.38 * n + 3.0)) if n <= 32 else (10.0, 9.0)
+        fig = new_figure(*size)
+        plot_heatmap(
+            factor,
+            ax=fig.axes[0],
+            totals=False,
+            log=log_scale,
+            value_label="routed items per buffer",
+            title=f"Aggregation factor per link ({view.topology.describe()}){tail}",
+        )
+        out.figure(fig, "heatmap")
+    if view.pes is not None:
+        ratio = view.totals()["wire_over_payload"]
+        fig = new_figure(max(7.0, 0.55 * n + 3.0) if n <= 64 else 12.0, 5.0)
+        plot_bytes_bars(
+            view.pes,
+            ax=fig.axes[0],
+            title="Bytes sent per PE: logical payload vs physical"
+            + ("" if ratio is None else f" (x{ratio:.2f} overall)")
+            + tail,
+        )
+        out.figure(fig, "bytes")
+    if view.layouts is not None:
+        fig = new_figure(max(6.5, 1.6 * len(view.layouts) + 3.0), 5.0)
+        plot_layouts(
+            view.layouts,
+            ax=fig.axes[0],
+            title=f"What each node layout would send ({n:,} PEs, {view.buffer_bytes:,} B buffers)",
+        )
+        out.figure(fig, "layouts")
+    if view.pes is not None:
+        out.csv(view.pes, "pes")
+    if view.links is not None:
+        out.csv(view.links, "links", index=False)
+    if view.layouts is not None:
+        out.csv(view.layouts, "layouts", index=False)
     summary = view.summary()
     summary["options"] = {"log": log_scale}
     out.json(summary, "summary")

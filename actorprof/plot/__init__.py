@@ -11,11 +11,13 @@ from actorprof.plot.aggregation import plot_bytes_bars
 from actorprof.plot.bars import plot_papi_bars, plot_time_stacked
 from actorprof.plot.distribution import plot_pe_loads, plot_violin
 from actorprof.plot.heatmap import plot_heatmap
+from actorprof.plot.layouts import plot_layouts
 from actorprof.plot.timeline import plot_rate, plot_timeline_heat
 
 __all__ = [
     "plot_bytes_bars",
     "plot_heatmap",
+    "plot_layouts",
     "plot_papi_bars",
     "plot_pe_loads",
     "plot_rate",

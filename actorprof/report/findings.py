@@ -28,7 +28,10 @@ rule                          fires when
                               raw lines, or the runtime printed its T_TOTAL
                               warning
 ``mesh``                      the physical trace does (not) fit the Conveyors
-                              2D mesh
+                              2D mesh (only without a logical trace)
+``aggregation``               the logical and physical traces went through the
+                              Conveyors model: its verdict (one run, not one
+                              run, model does not fit) and the topology
 ``read_error``                a trace kind is present but could not be read
 ``empty_trace``               a logical trace (phase) holds no message
 ============================  =================================================
@@ -58,6 +61,7 @@ __all__ = [
     "TREND_RHO",
     "TRIANGULAR_MAX_SHARE",
     "Finding",
+    "aggregation_findings",
     "balance_findings",
     "empty_findings",
     "mesh_findings",
@@ -153,6 +157,11 @@ RULES: list[dict[str, Any]] = [
         "rule": "mesh",
         "threshold": None,
         "fires_when": "the physical trace was checked against the Conveyors 2D mesh",
+    },
+    {
+        "rule": "aggregation",
+        "threshold": None,
+        "fires_when": "both traces went through the Conveyors model (compare_run): its verdict",
     },
     {"rule": "read_error", "threshold": None, "fires_when": "a trace kind could not be read"},
     {"rule": "empty_trace", "threshold": 0, "fires_when": "a logical trace holds no message"},
@@ -560,6 +569,60 @@ def mesh_findings(fit: Mapping[str, Any] | None) -> list[Finding]:
     ]
 
 
+def aggregation_findings(comparison: Mapping[str, Any] | None) -> list[Finding]:
+    """``aggregation``: the Conveyors model's verdict on the logical and physical traces.
+
+    ``comparison`` is ``RunComparison.summary()`` (the aggregation summary's
+    ``comparison``).
+    """
+    if not comparison:
+        return []
+    verdict = comparison.get("verdict")
+    topology = comparison.get("topology")
+    links, explained = comparison.get("links", 0), comparison.get("links_explained", 0)
+    notes = list(comparison.get("notes") or [])
+    if verdict == "one run":
+        text = (
+            f"the logical trace, routed over Conveyors' {topology}, explains all {links} links "
+            "of the physical trace: one run"
+        )
+        out = [Finding("aggregation", "info", "aggregation", text, None, float(links), None)]
+        if comparison.get("layout") != topology:
+            out.append(
+                Finding(
+                    "aggregation",
+                    "warning",
+                    "aggregation",
+                    f"the layout implies {comparison.get('layout')}, the physical trace shows "
+                    f"{topology}: check the PEs per node",
+                )
+            )
+        return out
+    if verdict == "not one run":
+        reasons = "; ".join(comparison.get("reasons") or [])
+        return [
+            Finding(
+                "aggregation",
+                "warning",
+                "aggregation",
+                f"the logical and physical traces are not of one run ({explained} of {links} "
+                f"links explained under {topology}): {reasons}",
+                None,
+                float(links - explained),
+                0.0,
+            )
+        ]
+    return [
+        Finding(
+            "aggregation",
+            "warning",
+            "aggregation",
+            "the Conveyors model does not fit the physical trace (the run is not blamed): "
+            + "; ".join(notes),
+        )
+    ]
+
+
 def empty_findings(
     messages: int, files: int, *, kind: str = "logical", scope: str | None = None
 ) -> list[Finding]:
@@ -668,8 +731,11 @@ def report_findings(report: Mapping[str, Any]) -> list[Finding]:
         )
 
     physical = report.get("physical") or {}
+    aggregation = report.get("aggregation") or {}
+    out += aggregation_findings(aggregation.get("comparison"))
     if physical:
-        out += mesh_findings(physical.get("mesh_fit"))
+        if not aggregation:  # the model's topology check supersedes the 2D-mesh one
+            out += mesh_findings(physical.get("mesh_fit"))
         buffers = physical["imbalance"]["all"]["buffers"]
         out += balance_findings(
             buffers["sent"], kind="physical", verb="sends", noun="buffers sent", unit="buffers"

@@ -127,8 +127,8 @@ CAPTIONS = {
     ("physical", "heatmap"): "Buffers sent on each link, one panel per send type: local_send "
     "within a node, nonblock_send across nodes, nonblock_progress completing them.",
     ("physical", "violin"): "Buffers sent and received per PE, per send type.",
-    ("aggregation", "heatmap"): "Logical messages carried per physical buffer on each link, "
-    "messages routed over the Conveyors topology.",
+    ("aggregation", "heatmap"): "Routed items per physical buffer on each link: the logical "
+    "messages routed over the Conveyors topology (every hop).",
     ("aggregation", "bytes"): "Bytes each PE sent: the logical payload beside the physical "
     "bytes on the wire.",
 }
@@ -552,19 +552,37 @@ def _physical(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
 def _aggregation(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
     a = s["aggregation"]
     t = a["totals"]
-    verdict = (
-        '<p class="error-box">APPROXIMATE: the two traces do not look like one run: '
-        + esc("; ".join(a["comparison"]["reasons"]))
-        + "</p>"
-        if a["comparison"]["approximate"]
-        else "<p>The routed logical messages explain every link: the traces are of one run.</p>"
-    )
+    c = a.get("comparison") or {}
+    verdict = c.get("verdict")
+    topology = esc(str(c.get("topology") or a.get("topology_detail") or ""))
+    if verdict == "one run":
+        head = (
+            f"<p>Verdict: <b>one run</b>. Routed over {topology}, the logical messages "
+            f"explain all {num(c['links'])} links of the physical trace.</p>"
+        )
+    elif verdict == "not one run":
+        head = (
+            f'<p class="error-box">Verdict: <b>not one run</b>. The physical trace has the '
+            f"links of {topology}, but the data differ: "
+            + esc("; ".join(c.get("reasons") or []))
+            + "</p>"
+        )
+    else:
+        head = (
+            '<p class="error-box">Verdict: <b>model does not fit</b> (the run is not blamed): '
+            + esc("; ".join(c.get("notes") or []))
+            + "</p>"
+        )
+    notes = [n for n in c.get("notes") or [] if verdict != "model does not fit"]
     body = [
-        verdict,
+        head,
+        *(f"<p>{esc(n)}</p>" for n in notes),
         f"<p>{num(t['messages'])} logical messages ({num(t['payload_bytes'])} B payload) "
-        f"went out in {num(t['buffers'])} buffers ({num(t['wire_bytes'])} B on the wire): "
-        f"{num(t['messages_per_buffer'], 1)} messages per buffer, wire/payload bytes "
-        f"{num(t['wire_over_payload'])}, average buffer fill {pct(t['avg_buffer_fill'])}.</p>",
+        f"went out in {num(t.get('buffers'))} buffers and {num(t.get('empty_buffers'))} empty "
+        f"flushes ({num(t.get('wire_bytes'))} B on the wire): "
+        f"{num(t.get('items_per_buffer'), 1)} routed items per buffer, wire/payload bytes "
+        f"{num(t.get('wire_over_payload'))}, average buffer fill {pct(t.get('avg_buffer_fill'))} "
+        f"of the {num(t.get('buffer_room_bytes'))} B a buffer holds.</p>",
         _figs(figures, "aggregation"),
     ]
     return _section("aggregation", "".join(body))

@@ -22,11 +22,16 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import ActorProfError, NoTraceError, UsageError
-from ..kinds.aggregation import AggregationView, build_aggregation_view, pes_per_node_from_nodes
+from ..kinds.aggregation import (
+    AggregationView,
+    build_aggregation_view,
+    pes_per_node_from_nodes,
+    physical_view_and_buffers,
+)
 from ..kinds.logical import LogicalView, logical_view
 from ..kinds.overall import OverallView, overall_view
 from ..kinds.papi import PapiView, papi_view
-from ..kinds.physical import PhysicalView, physical_view
+from ..kinds.physical import PhysicalView
 from ..kinds.timeline import TimelineView, timeline_view
 from ..read import ReadReport, TraceFile, find_pe_files
 from ..read.physical import PHYSICAL_FILE_NAME
@@ -418,19 +423,28 @@ def run_report(
         first = next(iter(run.logical.values()), None)
         k = None if first is None else pes_per_node_from_nodes(first.matrices.pe_node)
         report = ReadReport(kind="physical")
-        run.physical = _guard(
+        # one read of physical.txt gives the physical view and the model's buffers
+        read = _guard(
             run,
             "physical",
-            lambda: physical_view(
+            lambda: physical_view_and_buffers(
                 traces.physical or "", num_pes=num_pes, pes_per_node=k, report=report
             ),
         )
-        if run.physical is not None:
+        if read is not None:
+            run.physical, buffers = read
             run.reports.append(("physical", None, report))
             if first is not None:
-                physical = run.physical
+                logical = first
                 run.aggregation = _guard(
-                    run, "aggregation", lambda: build_aggregation_view(physical, first)
+                    run,
+                    "aggregation",
+                    lambda: build_aggregation_view(
+                        logical,
+                        buffers,
+                        physical_path=str(traces.physical),
+                        physical_report=report,
+                    ),
                 )
     if not run.kinds_read:
         raise ActorProfError(
