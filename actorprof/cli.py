@@ -14,7 +14,7 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import click
 
@@ -57,8 +57,33 @@ class Console:
         return Progress(enabled=not self.quiet and sys.stderr.isatty())
 
 
-def common_options(func: F) -> F:
-    """Options every command shares, spelled the same everywhere."""
+FIGURE_FORMATS = ("png", "svg", "pdf")
+
+
+@overload
+def common_options(func: F) -> F: ...
+
+
+@overload
+def common_options(*, formats: tuple[str, ...]) -> Callable[[F], F]: ...
+
+
+def common_options(
+    func: F | None = None, *, formats: tuple[str, ...] = FIGURE_FORMATS
+) -> F | Callable[[F], F]:
+    """Options every command shares, spelled the same everywhere.
+
+    ``formats``: the figure formats the command can write (``--format``
+    offers only those; none: no ``--format``, for commands without figures).
+    """
+
+    def decorate(f: F) -> F:
+        return _common_options(f, formats)
+
+    return decorate if func is None else decorate(func)
+
+
+def _common_options(func: F, formats: tuple[str, ...]) -> F:
     options = [
         click.option(
             "--num-pes",
@@ -76,17 +101,21 @@ def common_options(func: F) -> F:
             show_default=True,
             help="Folder for figures, tables and the summary (created if missing).",
         ),
-        click.option(
-            "--format",
-            "fmt",
-            type=click.Choice(["png", "svg", "pdf"]),
-            default="png",
-            show_default=True,
-            help="Figure file format.",
-        ),
         click.option("-q", "--quiet", is_flag=True, help="Nothing on stderr but errors."),
         click.option("-v", "--verbose", is_flag=True, help="Show the traceback with an error."),
     ]
+    if formats:
+        options.insert(
+            2,
+            click.option(
+                "--format",
+                "fmt",
+                type=click.Choice(list(formats)),
+                default=formats[0],
+                show_default=True,
+                help="Figure file format.",
+            ),
+        )
     for option in reversed(options):
         func = option(func)
     return func
@@ -127,7 +156,37 @@ def engine_options(func: F) -> F:
     return func
 
 
-log_option = click.option("--log", "log_scale", is_flag=True, help="Logarithmic colour scale.")
+log_option = click.option(
+    "--log/--linear",
+    "log_scale",
+    default=None,
+    help="Force a logarithmic or a linear colour scale. Default: log when the matrix is "
+    "skewed (largest non-zero cell > 50 x the median one), said on the colour bar.",
+)
+timeline_log_option = click.option(
+    "--log", "log_scale", is_flag=True, help="Logarithmic colour scale."
+)
+
+
+def trace_location(path: Path, kind: str, console: Console) -> Path:
+    """Where the ``kind`` trace of ``path`` is: ``path``, or its run folder's subfolder.
+
+    A run folder holding no such file itself is searched as ``actorprof
+    report`` does (its subfolders, e.g. ``logical/``); the folder used is
+    said on stderr.
+    """
+    from .report.run import find_run_traces
+
+    if not path.is_dir():
+        return path
+    where = getattr(find_run_traces(path), kind)
+    if where is None:
+        return path  # the reader says what is missing
+    folder = where if where.is_dir() else where.parent
+    if folder.resolve() == path.resolve():
+        return path
+    console.info(f"{kind} trace: {folder}")
+    return Path(where)
 
 
 def phase_option(help_text: str) -> Callable[[F], F]:
@@ -273,7 +332,7 @@ def logical(
     self_sends: SelfSends,
     level: Level,
     phase: str | None,
-    log_scale: bool,
+    log_scale: bool | None,
     top: int,
 ) -> None:
     """Who sent how many messages to whom: heatmap, violin, tables, summary.
@@ -286,6 +345,7 @@ def logical(
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="logical", fmt=fmt)
+    trace_dir = trace_location(trace_dir, "logical", console)
     with console.progress() as progress:
         view = logical_view(
             trace_dir,
@@ -316,7 +376,7 @@ Examples:
 @common_options
 @phase_option("Only this phase (default: every phase found, on one time axis).")
 @bins_option(200, "Time bins in the figure and the CSV.")
-@log_option
+@timeline_log_option
 @handle_errors
 def timeline(
     trace_dir: Path,
@@ -339,6 +399,7 @@ def timeline(
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="timeline", fmt=fmt)
+    trace_dir = trace_location(trace_dir, "logical", console)
     reports: dict[str, ReadReport] = {}
     with console.progress() as progress:
         view = timeline_view(
@@ -371,7 +432,7 @@ Examples:
 
 @main.command(epilog=EXPORT_EXAMPLE, context_settings=CONTEXT)
 @click.argument("trace_dir", type=click.Path(exists=True, path_type=Path))
-@common_options
+@common_options(formats=())
 @click.option(
     "--to",
     "target",
@@ -395,7 +456,6 @@ def export(
     trace_dir: Path,
     num_pes: int | None,
     output_dir: Path,
-    fmt: str,
     quiet: bool,
     verbose: bool,
     target: str,
@@ -419,13 +479,19 @@ def export(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="export", fmt=fmt)
+    out = OutputWriter(output_dir, kind="export")
+    run_dir = trace_dir
+    trace_dir = trace_location(trace_dir, "logical", console)
     reports: dict[str, ReadReport] = {}
     with console.progress() as progress:
         view = timeline_view(
             trace_dir, phase=phase, num_pes=num_pes, reports=reports, progress=progress
         )
     papi = None
+    if papi_path is None and trace_dir != run_dir:
+        from .report.run import find_run_traces
+
+        papi_path = find_run_traces(run_dir).papi  # the run folder's own: same run
     papi_dir = papi_path if papi_path is not None else find_papi_folder(trace_dir)
     if papi_dir is not None:
         reports["PAPI"] = ReadReport(kind="papi")
@@ -494,6 +560,7 @@ def papi(
     names = None if counters is None else [c.strip() for c in counters.split(",")]
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="papi", fmt=fmt)
+    trace_dir = trace_location(trace_dir, "papi", console)
     with console.progress() as progress:
         view = papi_view(
             trace_dir,
@@ -561,6 +628,7 @@ def overall(
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="overall", fmt=fmt)
+    trace = trace_location(trace, "overall", console)
     report = ReadReport(kind="overall")
     view = overall_view(trace, label=label, num_pes=num_pes, cpu_ghz=cpu_ghz, report=report)
     write_overall(view, out, sort=sort)
@@ -649,7 +717,7 @@ def physical(
     send_type: str,
     metric: Metric,
     pes_per_node: int | None,
-    log_scale: bool,
+    log_scale: bool | None,
     top: int,
 ) -> None:
     """What the network carried: buffers and bytes per send type, heatmaps, tables, summary.
@@ -663,6 +731,7 @@ def physical(
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="physical", fmt=fmt)
+    trace = trace_location(trace, "physical", console)
     with console.progress() as progress:
         view = physical_view(
             trace,
@@ -718,7 +787,7 @@ def aggregation(
     logical_dir: Path | None,
     pes_per_node: int | None,
     phase: str | None,
-    log_scale: bool,
+    log_scale: bool | None,
 ) -> None:
     """Logical vs physical: messages vs buffers, routed messages per link, bytes per PE.
 
@@ -767,7 +836,7 @@ Examples:
 
 @main.command(epilog=REPORT_EXAMPLE, context_settings=CONTEXT)
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@common_options
+@common_options(formats=("png", "svg"))
 @engine_options
 @top_option("How many top pairs (logical) and links (physical) the report lists.")
 @handle_errors
@@ -792,24 +861,23 @@ def report(
     open it anywhere, offline) and report.json. Kinds that are absent are said
     and the report is still written (exit 0); exit 1 only when no trace is found.
     """
-    from .errors import UsageError
     from .report.figures import report_figures
     from .report.html import FigureCollector, NamedOutputWriter, render_report
     from .report.run import run_report
 
-    if fmt not in ("png", "svg"):
-        raise UsageError(f"the report embeds png or svg figures, not {fmt}: use --format png|svg")
     console = Console(quiet=quiet, verbose=verbose)
     out = NamedOutputWriter(output_dir, kind="report", fmt=fmt)
-    run = run_report(
-        run_dir,
-        num_pes=num_pes,
-        top=top,
-        jobs=jobs,
-        cache=not no_cache,
-        cache_dir=cache_dir,
-        scheduler=scheduler,
-    )
+    with console.progress() as progress:
+        run = run_report(
+            run_dir,
+            num_pes=num_pes,
+            top=top,
+            jobs=jobs,
+            cache=not no_cache,
+            cache_dir=cache_dir,
+            scheduler=scheduler,
+            progress=progress,
+        )
     summary = run.summary()
     collector = FigureCollector(fmt=fmt)
     failed = report_figures(run, collector, top=top, warn=console.warn, verbose=console.verbose)

@@ -460,10 +460,11 @@ def aggregation_view(
 # --- files: figures, tables and the summary -------------------------------
 
 
-def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool) -> None:
+def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool | None) -> None:
+    """Aggregation-factor heatmap and bytes bars, tables and summary."""
     from ..plot import plot_heatmap
     from ..plot.aggregation import plot_bytes_bars
-    from ..write import new_figure
+    from ..write import label_run, new_figure
 
     approx = "\nAPPROXIMATE: the traces do not look like one run" if view.approximate else ""
     n = view.num_pes
@@ -478,6 +479,7 @@ def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool) -> N
         value_label="routed messages per buffer",
         title=f"Aggregation factor per link ({hops}){approx}",
     )
+    label_run(fig, view.logical.path, view.logical.report.phase)
     out.figure(fig, "heatmap")
 
     totals = view.totals()
@@ -490,6 +492,7 @@ def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool) -> N
         + ("" if ratio is None else f" (x{ratio:.2f} overall)")
         + approx,
     )
+    label_run(fig, view.logical.path, view.logical.report.phase)
     out.figure(fig, "bytes")
 
     out.csv(view.pes, "pes")

@@ -394,15 +394,24 @@ def require_messages(view: LogicalView, level: Level) -> None:
 
 
 def write_logical(
-    view: LogicalView, out: Sink, *, metric: Metric, level: Level, log_scale: bool, top: int
+    view: LogicalView,
+    out: Sink,
+    *,
+    metric: Metric,
+    level: Level,
+    log_scale: bool | None,
+    top: int,
 ) -> None:
+    """Heatmap, violin and loads figures, the tables and the summary.
+
+    ``log_scale`` None lets the heatmap choose (log when the matrix is skewed).
+    """
     from ..plot import plot_heatmap, plot_pe_loads, plot_violin
-    from ..write import new_figure
+    from ..write import label_run, new_figure
 
     unit = "PE" if level == "pe" else "node"
     value_label = "messages" if metric == "count" else "bytes"
     prefix = "" if level == "pe" else "node_"
-    phase = f", phase {view.report.phase}" if view.report.phase else ""
     selfs = "" if view.self_sends == "include" else f", self-sends {view.self_sends}"
 
     matrix = view.matrix(metric, level)
@@ -420,8 +429,9 @@ def write_logical(
         ax=fig.axes[0],
         log=log_scale,
         value_label=value_label,
-        title=f"Logical {value_label} {unit} x {unit}{phase}{selfs}",
+        title=f"Logical {value_label} {unit} x {unit}{selfs}",
     )
+    label_run(fig, view.path, view.report.phase)
     out.figure(fig, f"{prefix}heatmap")
 
     fig = new_figure(7.5, 5.5)
@@ -430,8 +440,9 @@ def write_logical(
         ax=fig.axes[0],
         value_label=value_label,
         unit_label=unit,
-        title=f"Logical {value_label} per {unit}: sent and received{phase}{selfs}",
+        title=f"Logical {value_label} per {unit}: sent and received{selfs}",
     )
+    label_run(fig, view.path, view.report.phase)
     out.figure(fig, f"{prefix}violin")
 
     fig = new_figure(max(7.5, min(14.0, 0.12 * n + 5.0)), 4.5)
@@ -440,8 +451,9 @@ def write_logical(
         ax=fig.axes[0],
         value_label=value_label,
         unit_label=unit,
-        title=f"Logical {value_label} sent and received by {unit} id{phase}{selfs}",
+        title=f"Logical {value_label} sent and received by {unit} id{selfs}",
     )
+    label_run(fig, view.path, view.report.phase)
     out.figure(fig, f"{prefix}loads")
 
     if level == "pe":

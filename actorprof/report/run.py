@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._progress import ProgressSink
 from .._version import __version__
 from ..errors import ActorProfError, NoTraceError, UsageError
 from ..kinds.aggregation import AggregationView, build_aggregation_view, pes_per_node_from_nodes
@@ -339,6 +340,7 @@ def run_report(
     cache: bool = False,
     cache_dir: str | PathLike[str] | None = None,
     scheduler: Any = None,
+    progress: ProgressSink | None = None,
 ) -> RunReport:
     """Find, read and analyse every trace kind of a run folder.
 
@@ -355,6 +357,9 @@ def run_report(
         Also build the timeline of the logical trace (a second, fast pass).
     jobs, cache, cache_dir, scheduler
         How the logical trace is read (see :func:`actorprof.logical_view`).
+    progress
+        Told the bytes and files of every read, one kind after the other
+        (e.g. the CLI's progress line).
 
     Returns
     -------
@@ -384,10 +389,12 @@ def run_report(
         )
     run = RunReport(traces=traces, top=top)
     if traces.logical is not None:
-        _read_logical(run, traces.logical, num_pes, jobs, cache, cache_dir, scheduler)
+        _read_logical(run, traces.logical, num_pes, jobs, cache, cache_dir, scheduler, progress)
         if timeline and run.logical:
             run.timeline = _guard(
-                run, "timeline", lambda: timeline_view(traces.logical or "", num_pes=num_pes)
+                run,
+                "timeline",
+                lambda: timeline_view(traces.logical or "", num_pes=num_pes, progress=progress),
             )
     if traces.papi is not None:
         for key in traces.papi_phases:
@@ -396,7 +403,11 @@ def run_report(
                 run,
                 "papi",
                 lambda key=key, report=report: papi_view(
-                    traces.papi or "", phase=key or None, num_pes=num_pes, report=report
+                    traces.papi or "",
+                    phase=key or None,
+                    num_pes=num_pes,
+                    report=report,
+                    progress=progress,
                 ),
             )
             if view is not None:
@@ -408,7 +419,9 @@ def run_report(
         run.overall = _guard(
             run,
             "overall",
-            lambda: overall_view(traces.overall or "", num_pes=num_pes, report=report),
+            lambda: overall_view(
+                traces.overall or "", num_pes=num_pes, report=report, progress=progress
+            ),
         )
         if run.overall is not None:
             run.reports.append(("overall", None, report))
@@ -420,7 +433,11 @@ def run_report(
             run,
             "physical",
             lambda: physical_view(
-                traces.physical or "", num_pes=num_pes, pes_per_node=k, report=report
+                traces.physical or "",
+                num_pes=num_pes,
+                pes_per_node=k,
+                report=report,
+                progress=progress,
             ),
         )
         if run.physical is not None:
@@ -446,6 +463,7 @@ def _read_logical(
     cache: bool,
     cache_dir: str | PathLike[str] | None,
     scheduler: Any,
+    progress: ProgressSink | None,
 ) -> None:
     for key in run.traces.logical_phases:
         report = ReadReport(kind="logical")
@@ -461,6 +479,7 @@ def _read_logical(
                 cache=cache,
                 cache_dir=cache_dir,
                 scheduler=scheduler,
+                progress=progress,
             ),
         )
         if view is not None:
