@@ -175,11 +175,15 @@ def trace_location(path: Path, kind: str, console: Console) -> Path:
     report`` does (its subfolders, e.g. ``logical/``); the folder used is
     said on stderr.
     """
+    from .errors import ActorProfError
     from .report.run import find_run_traces
 
     if not path.is_dir():
         return path
-    where = getattr(find_run_traces(path), kind)
+    try:
+        where = getattr(find_run_traces(path), kind)
+    except (OSError, ActorProfError):
+        return path  # unreadable: the reader says why, with its own message
     if where is None:
         return path  # the reader says what is missing
     folder = where if where.is_dir() else where.parent

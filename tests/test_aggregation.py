@@ -11,7 +11,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
-from actorprof.kinds.aggregation import aggregation_inputs, pes_per_node_from_nodes
 from click.testing import CliRunner
 
 from actorprof import (
@@ -24,6 +23,7 @@ from actorprof import (
 )
 from actorprof.analyze.aggregation import aggregation_factor, pad_matrix
 from actorprof.cli import main
+from actorprof.kinds.aggregation import aggregation_inputs, pes_per_node_from_nodes
 
 REAL = Path(__file__).resolve().parent / "data" / "real"
 IG = REAL / "ig_8pe_2nodes"

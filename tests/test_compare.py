@@ -13,13 +13,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
-from actorprof.report.compare import write_compare
-from actorprof.report.compare import compare_runs, ratio, run_names
 from click.testing import CliRunner
 from matplotlib.figure import Figure
 
 from actorprof.cli import main
 from actorprof.plot import plot_heatmap
+from actorprof.report.compare import compare_runs, ratio, run_names, write_compare
 
 from ._synthetic import write_logical, write_overall
 

@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from actorprof.kinds.logical import logical_view
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,6 +24,7 @@ from actorprof import ReadReport, TraceFormatError, iter_logical
 from actorprof.analyze.matrix import CommAccumulator, CommMatrices
 from actorprof.cli import main
 from actorprof.engine import Engine, reduce_logical
+from actorprof.kinds.logical import logical_view
 from actorprof.read._fastscan import BlockBuffer, KeyTable, tokenize_block
 
 from .conftest import snapshot

@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from actorprof.write import OutputWriter
 from click.testing import CliRunner
 from matplotlib.figure import Figure
 
 from actorprof import ActorProfError
 from actorprof.cli import main
+from actorprof.write import OutputWriter
 
 from .conftest import EXAMPLES, snapshot
 

@@ -417,8 +417,8 @@ def test_cli_real_example(tmp_path: Path) -> None:
 
 
 def test_cli_real_example_draws_counts_when_counters_are_zero(tmp_path: Path) -> None:
-    from actorprof.write import OutputWriter
     from actorprof.kinds.papi import write_papi
+    from actorprof.write import OutputWriter
 
     view = papi_view(REAL, report=ReadReport())
     figures: list[Figure] = []

@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from actorprof.kinds.timeline import perfetto_trace, timeline_view
 from click.testing import CliRunner
 
 from actorprof.analyze.timeline import TimelineAccumulator, rebin, send_timeline
 from actorprof.cli import main
+from actorprof.kinds.timeline import perfetto_trace, timeline_view
 from actorprof.plot.timeline import plot_rate, plot_timeline_heat
 
 
