@@ -865,13 +865,14 @@ def report(
     open it anywhere, offline) and report.json. Kinds that are absent are said
     and the report is still written (exit 0); exit 1 only when no trace is found.
     """
-    from .report.figures import report_figures
-    from .report.html import FigureCollector, NamedOutputWriter, render_report
-    from .report.run import run_report
-
     console = Console(quiet=quiet, verbose=verbose)
-    out = NamedOutputWriter(output_dir, kind="report", fmt=fmt)
+    # the progress clock starts before the heavy imports: they are part of the wait
     with console.progress() as progress:
+        from .report.html import NamedOutputWriter
+
+        out = NamedOutputWriter(output_dir, kind="report", fmt=fmt)
+        from .report.run import run_report
+
         run = run_report(
             run_dir,
             num_pes=num_pes,
@@ -882,6 +883,9 @@ def report(
             scheduler=scheduler,
             progress=progress,
         )
+    from .report.figures import report_figures
+    from .report.html import FigureCollector, render_report
+
     summary = run.summary()
     collector = FigureCollector(fmt=fmt)
     failed = report_figures(run, collector, top=top, warn=console.warn, verbose=console.verbose)

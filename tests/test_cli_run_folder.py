@@ -97,8 +97,18 @@ def test_report_shows_progress_on_a_terminal(tmp_path: Path) -> None:
     env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT)}
     start = time.monotonic()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "actorprof", "report", str(run), "-o", str(tmp_path / "out")]
-        + ["-j", "1", "--no-cache"],
+        [
+            sys.executable,
+            "-m",
+            "actorprof",
+            "report",
+            str(run),
+            "-o",
+            str(tmp_path / "out"),
+            "-j",
+            "1",
+            "--no-cache",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=secondary,
         env=env,
@@ -125,4 +135,5 @@ def test_report_shows_progress_on_a_terminal(tmp_path: Path) -> None:
     assert b"files" in seen and b"MB" in seen
     # the report took longer than the wait for its first progress line
     assert still_running, "the trace was read too fast to test the progress line"
-    assert elapsed < 2.0 + 1.0, elapsed  # within 2 s of start (+ interpreter start-up)
+    print(f"first progress line after {elapsed:.2f} s")
+    assert elapsed < 2.0, elapsed

@@ -130,14 +130,14 @@ def test_timeline_heat_kwargs_reach_the_image() -> None:
 
 @pytest.mark.parametrize("draw", [plot_rate, plot_timeline_heat])
 def test_timeline_plots_draw_on_the_current_axes(draw: object) -> None:
-    fig, ax = plt.subplots()
+    _fig, ax = plt.subplots()
     assert draw(_timeline()) is ax  # type: ignore[operator]
     assert len(plt.get_fignums()) == 1
 
 
 def test_timeline_heat_thins_pe_labels() -> None:
     frame = pd.DataFrame({"src_pe": np.arange(32, dtype=np.int64), "time_s": np.linspace(0, 1, 32)})
-    fig, ax = plt.subplots(figsize=(8, 3))
+    _fig, ax = plt.subplots(figsize=(8, 3))
     plot_timeline_heat(send_timeline(frame, num_pes=32, base_s=0.1), ax=ax)
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert 1 < len(labels) < 32 and labels[0] == "0"
