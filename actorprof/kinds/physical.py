@@ -432,8 +432,9 @@ def write_physical(
     width, height = (max(6.0, 0.4 * n + 3.5), max(5.2, 0.36 * n + 2.8)) if n <= 32 else (9.0, 7.8)
     nrows, ncols = 1, len(types)
     if width * len(types) > _MAX_WIDTH_INCHES:
-        if n > 32:  # images without numbers: narrower panels still read
-            width, height = _MAX_WIDTH_INCHES / len(types), 0.87 * _MAX_WIDTH_INCHES / len(types)
+        narrower = _MAX_WIDTH_INCHES / len(types)
+        if n > 32 or narrower >= 0.3 * n + 2.5:  # the cells still read in narrower panels
+            width, height = narrower, min(height, 0.87 * narrower + 0.6)
         else:  # annotated cells need their width: stack the panels
             nrows, ncols = len(types), 1
     fig = new_figure(width * ncols, height * nrows + 0.4, nrows=nrows, ncols=ncols)

@@ -414,6 +414,8 @@ def write_timeline_figure(
     plot_rate(shown, ax=top, spans=spans, title="Logical messages sent over time")
     plot_timeline_heat(shown, ax=bottom, log=log_scale)
     bottom.sharex(top)
-    names = [p.name for p in view.phases if p.name]
+    names = [
+        p.name for p in view.phases if p.name and not p.name.startswith("(")
+    ]  # not "(unnamed)"
     label_run(fig, view.path, names[0] if len(view.phases) == 1 and names else None)
     out.figure(fig, "rate")
