@@ -95,6 +95,7 @@ class Progress:
         self._done = (0, 0)
         self.total = self._base[0] + total_bytes
         self.total_files = self._base[1] + total_files
+        self.update(0, 0)  # a read that starts late (after imports, listing) shows at once
 
     def update(self, done_bytes: int, done_files: int) -> None:
         self._done = (done_bytes, done_files)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-__all__ = ["format_ranges"]
+from os import PathLike
+from pathlib import Path
+
+__all__ = ["format_ranges", "run_name"]
 
 
 def format_ranges(values: list[int]) -> str:
@@ -20,3 +23,15 @@ def format_ranges(values: list[int]) -> str:
     if start is not None:
         parts.append(str(start) if start == prev else f"{start}-{prev}")
     return ", ".join(parts)
+
+
+def run_name(path: str | PathLike[str]) -> str:
+    """Short name of the run a trace comes from, for figure titles.
+
+    The last two components of the trace's folder (its parent when `path`
+    is a file): ``runs/tc_256/logical/PE0_send.csv`` -> ``"tc_256/logical"``.
+    """
+    folder = Path(path).resolve()
+    if folder.is_file() or folder.suffix in (".csv", ".txt"):
+        folder = folder.parent
+    return "/".join(folder.parts[-2:]) if len(folder.parts) > 2 else str(folder)

@@ -14,7 +14,7 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import click
 
@@ -57,8 +57,33 @@ class Console:
         return Progress(enabled=not self.quiet and sys.stderr.isatty())
 
 
-def common_options(func: F) -> F:
-    """Options every command shares, spelled the same everywhere."""
+FIGURE_FORMATS = ("png", "svg", "pdf")
+
+
+@overload
+def common_options(func: F) -> F: ...
+
+
+@overload
+def common_options(*, formats: tuple[str, ...]) -> Callable[[F], F]: ...
+
+
+def common_options(
+    func: F | None = None, *, formats: tuple[str, ...] = FIGURE_FORMATS
+) -> F | Callable[[F], F]:
+    """Options every command shares, spelled the same everywhere.
+
+    ``formats``: the figure formats the command can write (``--format``
+    offers only those; none: no ``--format``, for commands without figures).
+    """
+
+    def decorate(f: F) -> F:
+        return _common_options(f, formats)
+
+    return decorate if func is None else decorate(func)
+
+
+def _common_options(func: F, formats: tuple[str, ...]) -> F:
     options = [
         click.option(
             "--num-pes",
@@ -76,17 +101,21 @@ def common_options(func: F) -> F:
             show_default=True,
             help="Folder for figures, tables and the summary (created if missing).",
         ),
-        click.option(
-            "--format",
-            "fmt",
-            type=click.Choice(["png", "svg", "pdf"]),
-            default="png",
-            show_default=True,
-            help="Figure file format.",
-        ),
         click.option("-q", "--quiet", is_flag=True, help="Nothing on stderr but errors."),
         click.option("-v", "--verbose", is_flag=True, help="Show the traceback with an error."),
     ]
+    if formats:
+        options.insert(
+            2,
+            click.option(
+                "--format",
+                "fmt",
+                type=click.Choice(list(formats)),
+                default=formats[0],
+                show_default=True,
+                help="Figure file format.",
+            ),
+        )
     for option in reversed(options):
         func = option(func)
     return func
@@ -127,7 +156,41 @@ def engine_options(func: F) -> F:
     return func
 
 
-log_option = click.option("--log", "log_scale", is_flag=True, help="Logarithmic colour scale.")
+log_option = click.option(
+    "--log/--linear",
+    "log_scale",
+    default=None,
+    help="Force a logarithmic or a linear colour scale. Default: log when the matrix is "
+    "skewed (largest non-zero cell > 50 x the median one), said on the colour bar.",
+)
+timeline_log_option = click.option(
+    "--log", "log_scale", is_flag=True, help="Logarithmic colour scale."
+)
+
+
+def trace_location(path: Path, kind: str, console: Console) -> Path:
+    """Where the ``kind`` trace of ``path`` is: ``path``, or its run folder's subfolder.
+
+    A run folder holding no such file itself is searched as ``actorprof
+    report`` does (its subfolders, e.g. ``logical/``); the folder used is
+    said on stderr.
+    """
+    from .errors import ActorProfError
+    from .report.run import find_run_traces
+
+    if not path.is_dir():
+        return path
+    try:
+        where = getattr(find_run_traces(path), kind)
+    except (OSError, ActorProfError):
+        return path  # unreadable: the reader says why, with its own message
+    if where is None:
+        return path  # the reader says what is missing
+    folder = where if where.is_dir() else where.parent
+    if folder.resolve() == path.resolve():
+        return path
+    console.info(f"{kind} trace: {folder}")
+    return Path(where)
 
 
 def phase_option(help_text: str) -> Callable[[F], F]:
@@ -226,6 +289,7 @@ Examples:
   actorprof logical run/ --metric bytes --log --self-sends exclude
   actorprof logical run/ --level node --phase phase3 --format svg -q
   actorprof logical big_run/ --jobs 8 --cache-dir /scratch/$USER/apcache
+  actorprof logical big_run/ --pes 4096-4351    # zoom into one block of the overview
 """
 
 
@@ -257,6 +321,15 @@ Examples:
 @phase_option("Read PE<i>_NAME_send.csv (after new_file_for_selector_trace(NAME)).")
 @log_option
 @top_option("How many top (source, destination) pairs the summary lists.")
+@click.option(
+    "--pes",
+    "pe_window",
+    default=None,
+    metavar="A-B",
+    callback=lambda ctx, param, value: parse_pe_window(value),
+    help="Heatmap of PEs A to B only, at full resolution (zoom into a block of the "
+    "pooled overview of a big run); written as logical_heatmap_A_B.",
+)
 @handle_errors
 def logical(
     trace_dir: Path,
@@ -273,8 +346,9 @@ def logical(
     self_sends: SelfSends,
     level: Level,
     phase: str | None,
-    log_scale: bool,
+    log_scale: bool | None,
     top: int,
+    pe_window: tuple[int, int] | None,
 ) -> None:
     """Who sent how many messages to whom: heatmap, violin, tables, summary.
 
@@ -286,6 +360,7 @@ def logical(
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="logical", fmt=fmt)
+    trace_dir = trace_location(trace_dir, "logical", console)
     with console.progress() as progress:
         view = logical_view(
             trace_dir,
@@ -297,7 +372,11 @@ def logical(
             progress=progress,
         )
     require_messages(view, level)
-    write_logical(view, out, metric=metric, level=level, log_scale=log_scale, top=top)
+    if pe_window is not None and level != "pe":
+        raise click.UsageError("--pes draws PEs: use it with --level pe")
+    write_logical(
+        view, out, metric=metric, level=level, log_scale=log_scale, top=top, pes=pe_window
+    )
     console.wrote(out.written)
     report_to_console(view.report, console)
     for line in view.summary_lines():
@@ -316,7 +395,7 @@ Examples:
 @common_options
 @phase_option("Only this phase (default: every phase found, on one time axis).")
 @bins_option(200, "Time bins in the figure and the CSV.")
-@log_option
+@timeline_log_option
 @handle_errors
 def timeline(
     trace_dir: Path,
@@ -339,6 +418,7 @@ def timeline(
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="timeline", fmt=fmt)
+    trace_dir = trace_location(trace_dir, "logical", console)
     reports: dict[str, ReadReport] = {}
     with console.progress() as progress:
         view = timeline_view(
@@ -371,7 +451,7 @@ Examples:
 
 @main.command(epilog=EXPORT_EXAMPLE, context_settings=CONTEXT)
 @click.argument("trace_dir", type=click.Path(exists=True, path_type=Path))
-@common_options
+@common_options(formats=())
 @click.option(
     "--to",
     "target",
@@ -395,7 +475,6 @@ def export(
     trace_dir: Path,
     num_pes: int | None,
     output_dir: Path,
-    fmt: str,
     quiet: bool,
     verbose: bool,
     target: str,
@@ -419,13 +498,19 @@ def export(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="export", fmt=fmt)
+    out = OutputWriter(output_dir, kind="export")
+    run_dir = trace_dir
+    trace_dir = trace_location(trace_dir, "logical", console)
     reports: dict[str, ReadReport] = {}
     with console.progress() as progress:
         view = timeline_view(
             trace_dir, phase=phase, num_pes=num_pes, reports=reports, progress=progress
         )
     papi = None
+    if papi_path is None and trace_dir != run_dir:
+        from .report.run import find_run_traces
+
+        papi_path = find_run_traces(run_dir).papi  # the run folder's own: same run
     papi_dir = papi_path if papi_path is not None else find_papi_folder(trace_dir)
     if papi_dir is not None:
         reports["PAPI"] = ReadReport(kind="papi")
@@ -494,6 +579,7 @@ def papi(
     names = None if counters is None else [c.strip() for c in counters.split(",")]
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="papi", fmt=fmt)
+    trace_dir = trace_location(trace_dir, "papi", console)
     with console.progress() as progress:
         view = papi_view(
             trace_dir,
@@ -561,6 +647,7 @@ def overall(
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="overall", fmt=fmt)
+    trace = trace_location(trace, "overall", console)
     report = ReadReport(kind="overall")
     view = overall_view(trace, label=label, num_pes=num_pes, cpu_ghz=cpu_ghz, report=report)
     write_overall(view, out, sort=sort)
@@ -574,6 +661,19 @@ def overall(
         console.info(f"{ignored:,} line(s) of program output (not profile lines) ignored")
     for line in view.summary_lines():
         console.info(line)
+
+
+def parse_pe_window(value: str | None) -> tuple[int, int] | None:
+    """``"A-B"`` -> ``(A, B)`` (inclusive), for ``--pes``."""
+    if value is None:
+        return None
+    first, sep, last = value.partition("-")
+    if not (sep and first.strip().isdigit() and last.strip().isdigit()):
+        raise click.BadParameter(f"{value!r}: expected A-B, e.g. 0-255", param_hint="--pes")
+    window = int(first), int(last)
+    if window[1] < window[0]:
+        raise click.BadParameter(f"{value!r}: B must be >= A", param_hint="--pes")
+    return window
 
 
 def make_engine(jobs: int, cache_dir: Path | None, no_cache: bool, scheduler: str | None) -> Engine:
@@ -649,7 +749,7 @@ def physical(
     send_type: str,
     metric: Metric,
     pes_per_node: int | None,
-    log_scale: bool,
+    log_scale: bool | None,
     top: int,
 ) -> None:
     """What the network carried: buffers and bytes per send type, heatmaps, tables, summary.
@@ -663,6 +763,7 @@ def physical(
 
     console = Console(quiet=quiet, verbose=verbose)
     out = OutputWriter(output_dir, kind="physical", fmt=fmt)
+    trace = trace_location(trace, "physical", console)
     with console.progress() as progress:
         view = physical_view(
             trace,
@@ -736,7 +837,7 @@ def aggregation(
     layouts: str | None,
     buffer_bytes: int,
     phase: str | None,
-    log_scale: bool,
+    log_scale: bool | None,
 ) -> None:
     """Logical vs physical through the Conveyors model: verdict, links, bytes per PE, layouts.
 
@@ -791,7 +892,7 @@ Examples:
 
 @main.command(epilog=REPORT_EXAMPLE, context_settings=CONTEXT)
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@common_options
+@common_options(formats=("png", "svg"))
 @engine_options
 @top_option("How many top pairs (logical) and links (physical) the report lists.")
 @handle_errors
@@ -816,24 +917,27 @@ def report(
     open it anywhere, offline) and report.json. Kinds that are absent are said
     and the report is still written (exit 0); exit 1 only when no trace is found.
     """
-    from .errors import UsageError
-    from .report.figures import report_figures
-    from .report.html import FigureCollector, NamedOutputWriter, render_report
-    from .report.run import run_report
-
-    if fmt not in ("png", "svg"):
-        raise UsageError(f"the report embeds png or svg figures, not {fmt}: use --format png|svg")
     console = Console(quiet=quiet, verbose=verbose)
-    out = NamedOutputWriter(output_dir, kind="report", fmt=fmt)
-    run = run_report(
-        run_dir,
-        num_pes=num_pes,
-        top=top,
-        jobs=jobs,
-        cache=not no_cache,
-        cache_dir=cache_dir,
-        scheduler=scheduler,
-    )
+    # the progress clock starts before the heavy imports: they are part of the wait
+    with console.progress() as progress:
+        from .report.html import NamedOutputWriter
+
+        out = NamedOutputWriter(output_dir, kind="report", fmt=fmt)
+        from .report.run import run_report
+
+        run = run_report(
+            run_dir,
+            num_pes=num_pes,
+            top=top,
+            jobs=jobs,
+            cache=not no_cache,
+            cache_dir=cache_dir,
+            scheduler=scheduler,
+            progress=progress,
+        )
+    from .report.figures import report_figures
+    from .report.html import FigureCollector, render_report
+
     summary = run.summary()
     collector = FigureCollector(fmt=fmt)
     failed = report_figures(run, collector, top=top, warn=console.warn, verbose=console.verbose)

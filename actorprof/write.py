@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-__all__ = ["FORMATS", "OutputWriter", "Sink", "new_figure", "to_jsonable"]
+__all__ = ["FORMATS", "OutputWriter", "Sink", "label_run", "new_figure", "to_jsonable"]
 
 FORMATS = ("png", "svg", "pdf")
 
@@ -57,6 +57,20 @@ def new_figure(width: float, height: float, *, nrows: int = 1, ncols: int = 1) -
     fig = Figure(figsize=(width, height), layout="constrained")
     fig.subplots(nrows, ncols, squeeze=False)
     return fig
+
+
+def label_run(
+    fig: Figure, path: str | os.PathLike[str], phase: str | None = None, *, note: str = ""
+) -> None:
+    """Name the run (its folder's last two components) and phase above the figure.
+
+    Two runs' figures must be told apart once they are files: every kind's
+    figure carries this line. ``note`` is a further line under it.
+    """
+    from ._text import run_name
+
+    line = f"run {run_name(path)}" + (f", phase {phase}" if phase else "")
+    fig.suptitle(line + (f"\n{note}" if note else ""), fontsize="medium")
 
 
 class OutputWriter:

@@ -162,7 +162,12 @@ def test_bad_input_is_reported_not_fatal(data: Path, tmp_path: Path) -> None:
         (["nope-dir"], 2, "does not exist"),
         (["{data}/logical_small", "--num-pes", "0"], 2, "0 is not in the range x>=1"),
         (["{data}/logical_small", "--metric", "size"], 2, "'size' is not one of"),
-        (["{data}"], 1, "no trace file found; looked for PE<i>_send.csv"),
+        # no trace in the folder nor in its subfolders
+        (
+            ["{data}/../../examples/triangle_counting"],
+            1,
+            "no trace file found; looked for PE<i>_send.csv",
+        ),
     ],
 )
 def test_errors_exit_codes(

@@ -10,12 +10,13 @@ import pandas as pd
 import pytest
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.colors import LogNorm
+from matplotlib.colors import LogNorm, to_rgba
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from actorprof.plot import plot_heatmap
 from actorprof.plot._style import axis_name, format_count, format_thousands, nice_step
+from actorprof.plot.heatmap import ZERO_COLOR
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -216,7 +217,11 @@ def colorbar_labels(ax: Axes) -> list[str]:
 def test_two_colour_bars_labelled() -> None:
     _fig, ax = plt.subplots()
     plot_heatmap(make_matrix(HAND), ax=ax, value_label="bytes")
-    assert colorbar_labels(ax) == ["bytes", "total bytes"]
+    # HAND is skewed (max/median 63158x): the log scale is chosen and said
+    assert colorbar_labels(ax) == [
+        "bytes (log scale, chosen: max/median = 63158x)",
+        "total bytes (log)",
+    ]
     draw(ax)
     top_bar, totals_bar = ax.child_axes
     # stacked in one column right of the matrix, not overlapping
@@ -226,7 +231,7 @@ def test_two_colour_bars_labelled() -> None:
 
 def test_colour_bar_switches() -> None:
     fig, ax = plt.subplots()
-    plot_heatmap(make_matrix(HAND), ax=ax, totals=False)
+    plot_heatmap(make_matrix(HAND), ax=ax, totals=False, log=False)
     assert colorbar_labels(ax) == ["messages"]
     fig, ax = plt.subplots()
     plot_heatmap(make_matrix(HAND), ax=ax, colorbar=False)
@@ -271,10 +276,12 @@ def test_log_scale_with_zeros() -> None:
     plot_heatmap(make_matrix(HAND), ax=ax, log=True)
     assert isinstance(ax.images[0].norm, LogNorm)
     assert isinstance(ax.images[1].norm, LogNorm)
-    # zero gets the lowest colour, not the "bad" (blank) one
+    # zero gets its own colour: neither the lowest one (a count of 1 would look
+    # the same) nor the "bad" (blank) one
     zero_rgba = ax.images[0].to_rgba(np.array([[0.0]]))[0, 0]
     lowest = ax.images[0].get_cmap()(0.0)
-    np.testing.assert_allclose(zero_rgba, lowest)
+    np.testing.assert_allclose(zero_rgba, to_rgba(ZERO_COLOR))
+    assert not np.allclose(zero_rgba, lowest) and zero_rgba[3] == 1.0
     draw(ax)
 
 

@@ -52,7 +52,8 @@ def test_violin_ticks_distinct_on_narrow_spread(examples: object) -> None:
     ax.figure.canvas.draw()
     labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
     assert len(labels) == len(set(labels)) >= 3
-    assert all("," in label for label in labels)
+    # from 0: a 1 % spread is not stretched over the panel
+    assert ax.get_ylim()[0] == 0
 
 
 def test_rate_axis_has_no_offset() -> None:

@@ -7,7 +7,9 @@ For loads x_1..x_N with mean m and maximum M:
 - ``pop_load_balance`` = m / M (POP load-balance efficiency);
 - ``cv`` = population standard deviation / m (coefficient of variation);
 - stragglers: PEs whose load is above the median by more than 3 robust
-  standard deviations (1.4826 x the median absolute deviation), largest first.
+  standard deviations (1.4826 x the median absolute deviation) and at least
+  1.10 x the median (the floor the report's findings use: on a balanced run
+  the MAD is tiny, and 1.009 x the median is no straggler), largest first.
 """
 
 from __future__ import annotations
@@ -18,10 +20,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["STRAGGLER_RULE", "Imbalance", "imbalance"]
+__all__ = ["STRAGGLER_MIN_RATIO", "STRAGGLER_RULE", "Imbalance", "imbalance"]
 
+#: A straggler carries at least this many times the median load (and the findings'
+#: ``stragglers`` rule asks max / mean to reach it too).
+STRAGGLER_MIN_RATIO = 1.10
 #: How stragglers are chosen, in words (shown in summaries and docs).
-STRAGGLER_RULE = "load > median + 3 x 1.4826 x MAD (robust z-score above 3), largest first"
+STRAGGLER_RULE = (
+    "load > median + 3 x 1.4826 x MAD (robust z-score above 3) and load >= "
+    f"{STRAGGLER_MIN_RATIO:.2f} x median, largest first"
+)
 _MAD_TO_SIGMA = 1.4826
 _Z = 3.0
 
@@ -94,7 +102,7 @@ def imbalance(loads: pd.Series | np.ndarray, *, max_stragglers: int = 5) -> Imba
     std = float(x.std())  # population
     mad = float(np.median(np.abs(x - median)))
     threshold = median + _Z * _MAD_TO_SIGMA * mad
-    above = np.flatnonzero(x > threshold)
+    above = np.flatnonzero((x > threshold) & (x >= STRAGGLER_MIN_RATIO * median))
     above = above[np.lexsort((ids[above], -x[above]))][:max_stragglers]
     return Imbalance(
         n=n,

@@ -269,13 +269,15 @@ def physical_view_and_buffers(
     num_pes: int | None = None,
     pes_per_node: int | None = None,
     report: ReadReport,
+    progress: ProgressSink | None = None,
 ) -> tuple[PhysicalView, pd.DataFrame]:
     """The physical view and its buffers per link and size, from one read."""
     file = physical_file(path)
     report.bytes_planned, report.files_planned = file.stat().st_size, 1
     tee = _BufferTee()
+    chunks = iter_physical(file, num_pes=num_pes, report=report)
     view = build_physical_view(
-        tee(iter_physical(file, num_pes=num_pes, report=report)),
+        tee(track(chunks, progress, planned=report.planned, done=report.done)),
         report,
         path=str(file),
         num_pes=num_pes,
@@ -791,7 +793,7 @@ def aggregation_view(
 # --- files: figures, tables and the summary -------------------------------
 
 
-def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool) -> None:
+def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool | None) -> None:
     """Figures, tables and the summary of an aggregation view.
 
     With a physical trace: ``heatmap`` (routed items per buffer per link, up
@@ -801,7 +803,7 @@ def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool) -> N
     from ..plot import plot_heatmap
     from ..plot.aggregation import plot_bytes_bars
     from ..plot.layouts import plot_layouts
-    from ..write import new_figure
+    from ..write import label_run, new_figure
 
     tail = verdict_title(view)
     n = view.num_pes
@@ -817,6 +819,7 @@ def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool) -> N
             value_label="routed items per buffer",
             title=f"Aggregation factor per link ({view.topology.describe()}){tail}",
         )
+        label_run(fig, view.logical.path, view.logical.report.phase)
         out.figure(fig, "heatmap")
     if view.pes is not None:
         ratio = view.totals()["wire_over_payload"]
@@ -828,6 +831,7 @@ def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool) -> N
             + ("" if ratio is None else f" (x{ratio:.2f} overall)")
             + tail,
         )
+        label_run(fig, view.logical.path, view.logical.report.phase)
         out.figure(fig, "bytes")
     if view.layouts is not None:
         fig = new_figure(max(6.5, 1.6 * len(view.layouts) + 3.0), 5.0)
@@ -836,6 +840,7 @@ def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool) -> N
             ax=fig.axes[0],
             title=f"What each node layout would send ({n:,} PEs, {view.buffer_bytes:,} B buffers)",
         )
+        label_run(fig, view.logical.path, view.logical.report.phase)
         out.figure(fig, "layouts")
     if view.pes is not None:
         out.csv(view.pes, "pes")

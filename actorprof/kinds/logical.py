@@ -135,7 +135,8 @@ class LogicalView:
                     f"PE window {first}-{last} is beyond the trace's {self.num_pes} PEs "
                     f"(0-{self.num_pes - 1})"
                 )
-            return [(window_pairs(self.pairs, first, last, column), f"PEs {first}-{last}")]
+            window = window_pairs(self.pairs, first, last, column)
+            return [(window, f"PEs {first}-{last} (totals: within the window)")]
         dense = self.counts if metric == "count" else self.bytes
         if level == "node" or dense is not None:
             return [(self.matrix(metric, level), "")]
@@ -527,17 +528,20 @@ def write_logical(
     *,
     metric: Metric,
     level: Level,
-    log_scale: bool,
+    log_scale: bool | None,
     top: int,
     pes: tuple[int, int] | None = None,
 ) -> None:
+    """Heatmap, violin and loads figures, the tables and the summary.
+
+    ``log_scale`` None lets the heatmap choose (log when the matrix is skewed).
+    """
     from ..plot import plot_heatmap, plot_pe_loads, plot_violin
-    from ..write import new_figure
+    from ..write import label_run, new_figure
 
     unit = "PE" if level == "pe" else "node"
     value_label = "messages" if metric == "count" else "bytes"
     prefix = "" if level == "pe" else "node_"
-    phase = f", phase {view.report.phase}" if view.report.phase else ""
     selfs = "" if view.self_sends == "include" else f", self-sends {view.self_sends}"
 
     panels = view.heatmap_panels(metric, level, pes=pes)
@@ -556,13 +560,15 @@ def write_logical(
             ax=ax,
             log=log_scale,
             value_label=value_label,
-            title=f"Logical {value_label} {unit} x {unit}{phase}{selfs}"
+            title=f"Logical {value_label} {unit} x {unit}{selfs}"
             + (f"\n{caption}" if caption else ""),
         )
-    if len(panels) > 1:
-        fig.suptitle(
-            f"{view.num_pes:,} PEs pooled ({panels[0][1].split(':')[0]}); zoom in with --pes A-B"
-        )
+    pooled = (
+        f"{view.num_pes:,} PEs pooled ({panels[0][1].split(':')[0]}); zoom in with --pes A-B"
+        if len(panels) > 1
+        else ""
+    )
+    label_run(fig, view.path, view.report.phase, note=pooled)
     out.figure(fig, f"{prefix}heatmap" if pes is None else f"{prefix}heatmap_{pes[0]}_{pes[1]}")
 
     fig = new_figure(7.5, 5.5)
@@ -571,8 +577,9 @@ def write_logical(
         ax=fig.axes[0],
         value_label=value_label,
         unit_label=unit,
-        title=f"Logical {value_label} per {unit}: sent and received{phase}{selfs}",
+        title=f"Logical {value_label} per {unit}: sent and received{selfs}",
     )
+    label_run(fig, view.path, view.report.phase)
     out.figure(fig, f"{prefix}violin")
 
     fig = new_figure(max(7.5, min(14.0, 0.12 * n + 5.0)), 4.5)
@@ -581,8 +588,9 @@ def write_logical(
         ax=fig.axes[0],
         value_label=value_label,
         unit_label=unit,
-        title=f"Logical {value_label} sent and received by {unit} id{phase}{selfs}",
+        title=f"Logical {value_label} sent and received by {unit} id{selfs}",
     )
+    label_run(fig, view.path, view.report.phase)
     out.figure(fig, f"{prefix}loads")
 
     if level == "pe":

@@ -387,7 +387,7 @@ def overall_view(
 def write_overall(view: OverallView, out: Sink, *, sort: str) -> None:
     from ..plot.bars import plot_time_stacked
     from ..read.overall import describe_group
-    from ..write import new_figure
+    from ..write import label_run, new_figure
 
     groups = view.groups
     summary = view.summary()
@@ -424,6 +424,7 @@ def write_overall(view: OverallView, out: Sink, *, sort: str) -> None:
             sort=sort == "total",
             title=f"{name}: fractions of T_TOTAL{effs}",
         )
+    label_run(fig, view.path)
     out.figure(fig, "stacked")
     out.csv(view.pes(), "pes", index=False)
     summary["options"] = {"label": view.label, "sort": sort, "cpu_ghz": view.cpu_ghz}

@@ -296,9 +296,9 @@ def papi_view(
 
 def write_papi(view: PapiView, out: Sink, *, by_mailbox: bool, sort: str) -> None:
     from ..plot.bars import plot_papi_bars
-    from ..write import new_figure
+    from ..write import label_run, new_figure
 
-    phase = f", phase {view.report.phase}" if view.report.phase else ""
+    phase = ""  # said once, above the panels
     split = "PROC per mailbox" if by_mailbox else "PROC"
     if view.all_zero:
         # no instruction counts: show what the trace still says, and why
@@ -322,8 +322,10 @@ def write_papi(view: PapiView, out: Sink, *, by_mailbox: bool, sort: str) -> Non
         )
     for ax in fig.axes[len(panels) :]:
         ax.set_visible(False)
+    label_run(fig, view.path, view.report.phase)
     if view.all_zero:
         fig.suptitle(
+            f"{fig.get_suptitle()}\n"
             f"All PAPI counters are 0 in this trace ({', '.join(view.counters)}): the machine "
             "gave no hardware counter readings.\nShown instead: messages handled and sends "
             "issued per PE, which the trace records exactly.",

@@ -386,6 +386,9 @@ def stacked(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
 
 # --- files: figures, tables and the summary -------------------------------
 
+# The heatmap figure's width cap: 20 inches at 150 dpi is 3,000 px.
+_MAX_WIDTH_INCHES = 20.0
+
 
 def write_physical(
     view: PhysicalView,
@@ -393,29 +396,63 @@ def write_physical(
     *,
     types: list[str],
     metric: Metric,
-    log_scale: bool,
+    log_scale: bool | None,
     top: int,
 ) -> None:
+    """Heatmap (one panel per send type, one colour scale) and violin, tables, summary.
+
+    ``log_scale`` None: log when the panels together are skewed (the
+    heatmap's rule, :data:`actorprof.plot.heatmap.LOG_SKEW`).
+    """
     from ..plot import plot_heatmap, plot_violin
+    from ..plot.heatmap import LOG_SKEW, skew
     from ..schema import SEND_TYPES
-    from ..write import new_figure
+    from ..write import label_run, new_figure
 
     value_label = "buffers" if metric == "count" else "bytes"
     n = view.num_pes
+    matrices = [view.matrix(send_type, metric) for send_type in types]
+    # the panels are compared: one colour scale for all (cells, totals)
+    values = [m.to_numpy(dtype=np.float64) for m in matrices]
+    cells_top = max(float(np.nanmax(v, initial=0.0)) for v in values)
+    totals_top = max(
+        max(
+            float(np.nansum(v, axis=1).max(initial=0.0)),
+            float(np.nansum(v, axis=0).max(initial=0.0)),
+        )
+        for v in values
+    )
+    vmax = (cells_top, totals_top) if cells_top > 0 else None
+    note = ""
+    if log_scale is None:
+        ratio = skew(np.concatenate([v.ravel() for v in values]))
+        log_scale = ratio is not None and ratio > LOG_SKEW
+        if log_scale:
+            note = f"log colour scale, chosen: max/median = {ratio:.0f}x"
     width, height = (max(6.0, 0.4 * n + 3.5), max(5.2, 0.36 * n + 2.8)) if n <= 32 else (9.0, 7.8)
-    fig = new_figure(width * len(types), height, ncols=len(types))
-    for ax, send_type in zip(fig.axes, types, strict=True):
+    nrows, ncols = 1, len(types)
+    if width * len(types) > _MAX_WIDTH_INCHES:
+        narrower = _MAX_WIDTH_INCHES / len(types)
+        if n > 32 or narrower >= 0.3 * n + 2.5:  # the cells still read in narrower panels
+            width, height = narrower, min(height, 0.87 * narrower + 0.6)
+        else:  # annotated cells need their width: stack the panels
+            nrows, ncols = len(types), 1
+    fig = new_figure(width * ncols, height * nrows + 0.4, nrows=nrows, ncols=ncols)
+    for ax, send_type, matrix in zip(fig.axes, types, matrices, strict=True):
         plot_heatmap(
-            view.matrix(send_type, metric),
+            matrix,
             ax=ax,
             log=log_scale,
+            vmax=vmax,
             value_label=value_label,
             title=f"{send_type}: {value_label} PE x PE"
             if len(types) > 1
             else f"Physical {send_type} {value_label} PE x PE",
         )
+    lines = [note] if note else []
     if len(types) > 1:
-        fig.suptitle(f"Physical trace: {value_label} per link, one panel per send type")
+        lines.insert(0, f"{value_label} per link, one panel per send type, one colour scale")
+    label_run(fig, view.path, note="\n".join(lines))
     out.figure(fig, "heatmap")
 
     loads = view.loads(types, metric)
@@ -427,6 +464,7 @@ def write_physical(
         unit_label="PE",
         title=f"Physical {value_label} per PE: sent and received, per send type",
     )
+    label_run(fig, view.path)
     out.figure(fig, "violin")
 
     out.csv(stacked({t: view.matrix(t, "count") for t in SEND_TYPES}), "counts")

@@ -404,7 +404,7 @@ def write_timeline_figure(
 ) -> None:
     """``timeline_rate``: the rate (phases shaded when several) over the heat strip."""
     from ..plot.timeline import plot_rate, plot_timeline_heat
-    from ..write import new_figure
+    from ..write import label_run, new_figure
 
     shown = view.display(bins)
     fig = new_figure(11.0, 7.5, nrows=2)
@@ -414,4 +414,8 @@ def write_timeline_figure(
     plot_rate(shown, ax=top, spans=spans, title="Logical messages sent over time")
     plot_timeline_heat(shown, ax=bottom, log=log_scale)
     bottom.sharex(top)
+    names = [
+        p.name for p in view.phases if p.name and not p.name.startswith("(")
+    ]  # not "(unnamed)"
+    label_run(fig, view.path, names[0] if len(view.phases) == 1 and names else None)
     out.figure(fig, "rate")

@@ -10,6 +10,8 @@ is one step outline (``ax.patches``), so thousands of PEs draw at once.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import seaborn as sns
@@ -40,6 +42,7 @@ def plot_bytes_bars(
     title: str | None = None,
     annotate: bool | None = None,
     legend: bool = True,
+    **kwargs: Any,
 ) -> Axes:
     """Draw logical and physical bytes side by side, one pair of bars per PE.
 
@@ -65,6 +68,9 @@ def plot_bytes_bars(
         Write ``x<physical/logical>`` above each pair; None: up to 16 PEs.
     legend
         Draw the legend.
+    **kwargs
+        Passed to :meth:`~matplotlib.axes.Axes.bar` for both series (to
+        :meth:`~matplotlib.axes.Axes.stairs` beyond 256 PEs), e.g. ``alpha=0.5``.
 
     Returns
     -------
@@ -100,26 +106,18 @@ def plot_bytes_bars(
     width = _GROUP_WIDTH / 2
     if n <= BARS_MAX:
         for k, (series, label) in enumerate(zip(values, labels, strict=True)):
-            ax.bar(
-                x + (k - 0.5) * width,
-                series,
-                width=width,
-                color=colors[k],
-                label=label,
-                linewidth=0,
-            )
+            bar_options: dict[str, Any] = {"width": width, "color": colors[k], "linewidth": 0}
+            ax.bar(x + (k - 0.5) * width, series, label=label, **{**bar_options, **kwargs})
     else:
         edges = np.arange(n + 1, dtype=np.float64) - 0.5
         for k, (series, label) in enumerate(zip(values, labels, strict=True)):
-            ax.stairs(
-                series,
-                edges,
-                fill=k == 0,
-                color=colors[k],
-                alpha=0.6 if k == 0 else 1,
-                linewidth=1.2,
-                label=label,
-            )
+            step_options: dict[str, Any] = {
+                "fill": k == 0,
+                "color": colors[k],
+                "alpha": 0.6 if k == 0 else 1,
+                "linewidth": 1.2,
+            }
+            ax.stairs(series, edges, label=label, **{**step_options, **kwargs})
     if annotate is None:
         annotate = n <= ANNOTATE_MAX
     top = float(np.nanmax(np.concatenate(values))) if n else 0.0

@@ -13,6 +13,7 @@ shows ranks instead of PE ids.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -54,6 +55,7 @@ def plot_papi_bars(
     sort: bool = False,
     title: str | None = None,
     legend: bool = True,
+    **kwargs: Any,
 ) -> Axes:
     """Stacked bars of one PAPI value per PE: MAIN and PROC (or per mailbox).
 
@@ -75,6 +77,10 @@ def plot_papi_bars(
         Axes title.
     legend
         Draw the legend of the segments (outside the Axes, on the right).
+    **kwargs
+        Passed to :meth:`~matplotlib.axes.Axes.bar` for every segment (to
+        :meth:`~matplotlib.axes.Axes.stairs` beyond :data:`BARS_MAX` PEs),
+        e.g. ``alpha=0.5``.
 
     Returns
     -------
@@ -99,7 +105,9 @@ def plot_papi_bars(
     names = [str(c) for c in segments.columns]
     colors = [_segment_color(name, k, names) for k, name in enumerate(names)]
     ax = get_ax(ax)
-    _stacked_bars(ax, segments, colors=colors, sort=sort, relative=False, legend=legend)
+    _stacked_bars(
+        ax, segments, colors=colors, sort=sort, relative=False, legend=legend, kwargs=kwargs
+    )
     ax.set_ylabel(f"{value_label} per PE")
     if title is not None:
         ax.set_title(title)
@@ -115,6 +123,7 @@ def plot_time_stacked(
     cpu_ghz: float | None = None,
     title: str | None = None,
     legend: bool = True,
+    **kwargs: Any,
 ) -> Axes:
     """Stacked bars of T_MAIN, T_COMM, T_PROC per PE (absolute or fractions of T_TOTAL).
 
@@ -138,6 +147,9 @@ def plot_time_stacked(
         Axes title.
     legend
         Draw the legend (outside the Axes, on the right).
+    **kwargs
+        Passed to :meth:`~matplotlib.axes.Axes.bar` (or ``stairs``), as in
+        :func:`plot_papi_bars`.
 
     Returns
     -------
@@ -186,7 +198,14 @@ def plot_time_stacked(
     ax = get_ax(ax)
     colors = [_REGION_COLORS[name] for name in data.columns]
     _stacked_bars(
-        ax, data, colors=colors, sort=sort, relative=relative, legend=legend, rank_by=rank_by
+        ax,
+        data,
+        colors=colors,
+        sort=sort,
+        relative=relative,
+        legend=legend,
+        rank_by=rank_by,
+        kwargs=kwargs,
     )
     ax.set_ylabel(unit if relative else f"time per PE ({unit})")
     if title is not None:
@@ -214,6 +233,7 @@ def _stacked_bars(
     relative: bool,
     legend: bool,
     rank_by: np.ndarray | None = None,
+    kwargs: dict[str, Any] | None = None,
 ) -> None:
     if data.shape[0] == 0 or data.shape[1] == 0:
         raise ValueError(f"cannot draw bars of an empty table (shape {data.shape})")
@@ -232,24 +252,21 @@ def _stacked_bars(
     for k, name in enumerate(data.columns):
         height = values[:, k]
         if n <= BARS_MAX:
-            ax.bar(
-                x,
-                height,
-                bottom=bottom,
-                width=0.8,
-                color=colors[k],
-                label=str(name),
-                edgecolor="white",
-                linewidth=0.5 if n <= 64 else 0.0,
-            )
+            bar_options: dict[str, Any] = {
+                "width": 0.8,
+                "color": colors[k],
+                "edgecolor": "white",
+                "linewidth": 0.5 if n <= 64 else 0.0,
+            }
+            ax.bar(x, height, bottom=bottom, label=str(name), **{**bar_options, **(kwargs or {})})
         else:
+            step_options: dict[str, Any] = {"fill": True, "color": colors[k]}
             ax.stairs(
                 bottom + height,
                 np.arange(n + 1) - 0.5,
                 baseline=bottom.copy(),
-                fill=True,
-                color=colors[k],
                 label=str(name),
+                **{**step_options, **(kwargs or {})},
             )
         bottom = bottom + height
     ax.set_xlim(-0.6, n - 0.4)

@@ -7,12 +7,13 @@ thin neck ending at the "max" label, which names the PE (or node) to look at.
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import seaborn as sns
 from matplotlib.axes import Axes
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from actorprof.plot._style import format_count, format_thousands, get_ax
 
@@ -34,8 +35,13 @@ def plot_violin(
     unit_label: str = "PE",
     title: str | None = None,
     points: bool | None = None,
+    **kwargs: Any,
 ) -> Axes:
     """Draw one violin per column of `loads`, labelling each median and maximum.
+
+    The load axis starts at 0 (loads are never negative), so the height of a
+    violin shows the spread against the load itself: a 1 % spread looks
+    flat. Whole-number loads (counts) get whole-number ticks.
 
     Parameters
     ----------
@@ -53,6 +59,10 @@ def plot_violin(
         Axes title.
     points
         Overlay one dot per row; ``None`` does so up to 256 rows.
+    **kwargs
+        Passed to :func:`seaborn.violinplot` (and on to matplotlib's
+        ``fill_between``) for the violins, e.g. ``alpha=0.5``; a constant
+        series, drawn as a flat line, takes ``alpha`` only.
 
     Returns
     -------
@@ -86,22 +96,28 @@ def plot_violin(
     colors = dict(zip(names, sns.color_palette(n_colors=len(names)), strict=True))
     series = [pd.to_numeric(loads.iloc[:, k], errors="coerce").dropna() for k in range(len(names))]
 
-    _draw_violins(ax, names, series, colors)
+    _draw_violins(ax, names, series, colors, kwargs)
     if points:
         _draw_points(ax, series)
     low, high = _data_range(series)
     for position, values in enumerate(series):
         if not values.empty:
-            _label_median_and_max(ax, position, values, unit_label=unit_label, span=high - low)
+            _label_median_and_max(
+                ax, position, values, unit_label=unit_label, span=high - min(0.0, low)
+            )
 
     ax.set_xticks(range(len(names)), names)
     ax.set_xlim(-0.5, len(names) - 0.5)
-    span = high - low if high > low else max(abs(high), 1.0)
+    # from 0: an axis cut to the data makes a 1 % spread fill the panel
+    bottom = min(0.0, low)
+    span = high - bottom if high > bottom else max(abs(high), 1.0)
     # headroom above for the "max" labels
-    ax.set_ylim(low - 0.05 * span, high + 0.14 * span)
+    ax.set_ylim(bottom, high + 0.14 * span)
     ax.set_xlabel("")
     ax.set_ylabel(f"{value_label} per {unit_label}")
-    ax.yaxis.set_major_formatter(_count_formatter(low, high))
+    if all(_whole(values) for values in series):
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_formatter(_count_formatter(bottom, high))
     if title is not None:
         ax.set_title(title)
     return ax
@@ -112,6 +128,7 @@ def _draw_violins(
     names: list[str],
     series: list[pd.Series[float]],
     colors: dict[str, tuple[float, float, float]],
+    kwargs: dict[str, Any],
 ) -> None:
     """Violins for series with a spread; a flat bar for constant ones (KDE is undefined)."""
     spread = [k for k, values in enumerate(series) if values.nunique() > 1]
@@ -142,8 +159,8 @@ def _draw_violins(
                 cut=0,
                 inner=None,
                 width=_VIOLIN_WIDTH,
-                linewidth=1,
                 ax=ax,
+                **{"linewidth": 1, **kwargs},
             )
     for k, values in enumerate(series):
         if k not in spread and not values.empty:
@@ -154,6 +171,7 @@ def _draw_violins(
                 color=colors[names[k]],
                 linewidth=3,
                 solid_capstyle="butt",
+                alpha=kwargs.get("alpha"),
             )
 
 
@@ -226,6 +244,12 @@ def _label_median_and_max(
         )
 
 
+def _whole(values: pd.Series[float]) -> bool:
+    """Whether every value is a whole number (counts: integer ticks)."""
+    data = values.to_numpy(dtype=np.float64)
+    return bool(np.all(data == np.round(data)))
+
+
 def _data_range(series: list[pd.Series[float]]) -> tuple[float, float]:
     """Smallest and largest value over all series (0, 0 when there are none)."""
     filled = [values for values in series if not values.empty]
@@ -244,12 +268,16 @@ def plot_pe_loads(
     value_label: str = "messages",
     unit_label: str = "PE",
     title: str | None = None,
+    **kwargs: Any,
 ) -> Axes:
     """Each column of ``loads`` against the row id, as steps (one per PE).
 
     Shows trends over PE ids that a distribution hides (receives falling
     with PE id, PE 0 overloaded); one ``stairs`` artist per column, so
-    thousands of PEs draw at once. A dashed line marks each column's mean.
+    thousands of PEs draw at once. A dotted line marks each column's mean.
+    Each series is thinner than the one before it, so equal series (a
+    symmetric run sends what it receives) show as a line inside a band
+    instead of one line hiding the other.
 
     Parameters
     ----------
@@ -260,6 +288,9 @@ def plot_pe_loads(
         Axes to draw on (the current one when None).
     value_label, unit_label, title
         Axis label parts and title.
+    **kwargs
+        Passed to :meth:`~matplotlib.axes.Axes.stairs` for every series
+        (``ax.patches``), e.g. ``alpha=0.5``.
 
     Returns
     -------
@@ -277,11 +308,14 @@ def plot_pe_loads(
     positions = np.arange(len(ids), dtype=np.float64)
     edges = np.append(positions, len(ids)) - 0.5
     colours = ("#4c72b0", "#dd8452", "#55a868", "#c44e52")
+    widths = np.linspace(3.2, 1.2, num=max(len(loads.columns), 2))
     for i, name in enumerate(loads.columns):
         values = loads[name].to_numpy(dtype=np.float64)
         colour = colours[i % len(colours)]
-        ax.stairs(values, edges, color=colour, linewidth=1.4, label=str(name), baseline=None)
-        ax.axhline(float(np.nanmean(values)), color=colour, linewidth=0.8, linestyle="--")
+        options: dict[str, Any] = {"color": colour, "linewidth": float(widths[i])}
+        options.update(kwargs)
+        ax.stairs(values, edges, label=str(name), baseline=None, **options)
+        ax.axhline(float(np.nanmean(values)), color=colour, linewidth=0.9, linestyle=":")
     ax.set_xlim(edges[0], edges[-1])
     ax.set_ylim(bottom=0)
     step = max(1, -(-len(ids) // 32))
@@ -291,7 +325,7 @@ def plot_pe_loads(
     ax.set_ylabel(f"{value_label} per {unit_label}")
     ax.yaxis.set_major_formatter(_count_formatter(0.0, float(np.nanmax(loads.to_numpy()))))
     ax.legend(
-        title="dashed: mean",
+        title="dotted: mean",
         loc="upper left",
         bbox_to_anchor=(1.01, 1.0),  # outside: the steps can fill any corner
         fontsize="small",

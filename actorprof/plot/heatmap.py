@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import matplotlib as mpl
 import numpy as np
@@ -18,7 +18,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import Colormap, ListedColormap, LogNorm, Normalize
 from matplotlib.image import AxesImage
-from matplotlib.ticker import FuncFormatter, LogFormatter
+from matplotlib.ticker import FuncFormatter, LogFormatter, MaxNLocator
 from numpy.typing import ArrayLike, NDArray
 
 from actorprof.plot._style import (
@@ -33,7 +33,15 @@ from actorprof.plot._style import (
     tick_fontsize,
 )
 
-__all__ = ["ANNOT_CELL_LIMIT", "ANNOT_MAX", "MAX_TICK_LABELS", "plot_heatmap"]
+__all__ = [
+    "ANNOT_CELL_LIMIT",
+    "ANNOT_MAX",
+    "LOG_SKEW",
+    "MAX_TICK_LABELS",
+    "ZERO_COLOR",
+    "plot_heatmap",
+    "skew",
+]
 
 #: ``annot=None`` writes the numbers when the matrix has at most this many rows and columns.
 ANNOT_MAX = 32
@@ -41,6 +49,10 @@ ANNOT_MAX = 32
 ANNOT_CELL_LIMIT = 10_000
 #: Upper bound on tick labels per axis, the totals label included.
 MAX_TICK_LABELS = 40
+#: ``log=None`` picks a log colour scale when max / median of the non-zero cells exceeds this.
+LOG_SKEW = 50.0
+#: Colour of the cells holding 0 on a log scale (log 0 has no colour of its own).
+ZERO_COLOR = "#d9d9d9"
 
 # Width of the totals bands as a fraction of the matrix side (at least one cell):
 # a one-cell band would vanish on a 4,096-PE matrix.
@@ -63,6 +75,18 @@ class _FixedLogNorm(LogNorm):
     def autoscale_None(self, A: ArrayLike) -> None:
         if not self.scaled():
             super().autoscale_None(A)
+
+    def __call__(self, value: Any, clip: bool | None = None) -> Any:
+        # log 0 is undefined and LogNorm masks it like a missing cell; a zero is a
+        # count, so it gets the colormap's "under" colour (ZERO_COLOR) instead
+        result = super().__call__(value, clip)
+        if not isinstance(result, np.ma.MaskedArray):
+            return result
+        zero = np.ma.getdata(value) == 0
+        if np.any(zero):
+            result = np.ma.array(result, copy=True)
+            result[zero] = -1.0  # below 0: the "under" colour
+        return result
 
 
 @dataclass(frozen=True)
@@ -126,14 +150,15 @@ def plot_heatmap(
     ax: Axes | None = None,
     totals: bool = True,
     annot: bool | None = None,
-    log: bool = False,
-    cmap: str = "viridis",
+    log: bool | None = None,
+    cmap: str | Colormap = "viridis",
     value_label: str = "messages",
     source_label: str | None = None,
     destination_label: str | None = None,
     title: str | None = None,
     colorbar: bool = True,
     vmax: float | tuple[float, float] | None = None,
+    **kwargs: Any,
 ) -> Axes:
     """Draw a communication matrix as a heatmap, with sent/received totals.
 
@@ -157,10 +182,16 @@ def plot_heatmap(
         most 32 rows and columns (from 17 on, give the figure room: about
         0.25 inch per cell). ``True`` is refused above 10,000 cells.
     log
-        Logarithmic colour scales; zeros get the lowest colour.
+        Logarithmic colour scales. ``None`` (default) chooses: log when the
+        data are skewed, that is when the largest non-zero cell is more than
+        :data:`LOG_SKEW` (50) times the median non-zero cell, linear
+        otherwise; a chosen log scale is said on the colour bar ("messages
+        (log scale, chosen: max/median = 67x)"). ``True``/``False`` force it.
+        On a log scale, cells holding 0 are light grey (:data:`ZERO_COLOR`,
+        the triangle under the colour bar), unlike the smallest count.
     cmap
-        Colormap of the cells. The totals use greys (oranges when `cmap` is
-        itself grey).
+        Colormap of the cells, by name or as a :class:`~matplotlib.colors.Colormap`.
+        The totals use greys (oranges when `cmap` is itself grey).
     value_label
         What the numbers count, for the colour bars: "messages", "bytes"...
     source_label, destination_label
@@ -178,6 +209,11 @@ def plot_heatmap(
         Upper end of the colour scales, to put several heatmaps on one scale:
         a number sets the cells' scale, a pair ``(cells, totals)`` both. Default:
         each matrix's own maximum. Values above it get the top colour.
+    **kwargs
+        Passed to :meth:`~matplotlib.axes.Axes.imshow` for the matrix image
+        (``ax.images[0]``), e.g. ``alpha=0.8`` or ``interpolation="none"``.
+
+    Colour bars of whole numbers (counts) have whole-number ticks.
 
     Returns
     -------
@@ -228,25 +264,36 @@ def plot_heatmap(
     interpolation = "nearest" if small else "antialiased"
     interpolation_stage: Literal["data", "rgba"] = "rgba" if small else "data"
 
-    cell_image = ax.imshow(
-        values,  # imshow masks the NaN cells itself
-        cmap=mpl.colormaps[cmap],
-        norm=_norm(values, log=log, vmax=_vmax(vmax, 0)),
-        extent=layout.matrix_extent,
-        origin="upper",
+    ratio = skew(values)
+    chosen = log is None
+    if log is None:
+        log = ratio is not None and ratio > LOG_SKEW
+    cell_cmap = cmap if isinstance(cmap, Colormap) else mpl.colormaps[cmap]
+    if log:
+        cell_cmap = cell_cmap.with_extremes(under=ZERO_COLOR)
+    options: dict[str, Any] = {
+        "cmap": cell_cmap,
+        "norm": _norm(values, log=log, vmax=_vmax(vmax, 0)),
+        "extent": layout.matrix_extent,
+        "origin": "upper",
         # The figure's shape sets the cells' shape (as in seaborn): with a fixed
         # aspect, constrained layout misplaces the colour bars on the first draw.
-        aspect="auto",
-        interpolation=interpolation,
-        interpolation_stage=interpolation_stage,
-    )
+        "aspect": "auto",
+        "interpolation": interpolation,
+        "interpolation_stage": interpolation_stage,
+    }
+    options.update(kwargs)
+    cell_image = ax.imshow(values, **options)  # imshow masks the NaN cells itself
     # each image with the numbers it shows (get_array() is typed optional)
     shown = [(cell_image, values)]
     if totals:
         filled = np.where(np.isnan(values), 0.0, values) if np.isnan(values).any() else values
         sent = filled.sum(axis=1)
         received = filled.sum(axis=0)
-        totals_cmap = _totals_cmap(cmap)
+        totals_cmap = _totals_cmap(cmap.name if isinstance(cmap, Colormap) else cmap)
+        if log:
+            # the totals' greys start near ZERO_COLOR: a zero total is white
+            totals_cmap = totals_cmap.with_extremes(under="white")
         totals_norm = _norm(np.concatenate([sent, received]), log=log, vmax=_vmax(vmax, 1))
         for data, extent in (
             (sent[:, np.newaxis], layout.column_extent),
@@ -284,8 +331,43 @@ def plot_heatmap(
     if annot:
         _annotate(ax, shown, layout, per_x=per_x, per_y=per_y)
     if colorbar:
-        _add_colorbars(ax, [image for image, _ in shown], value_label=value_label)
+        scale = ""
+        if log:
+            scale = f"log scale, chosen: max/median = {ratio:.0f}x" if chosen else "log scale"
+        _add_colorbars(
+            ax,
+            [image for image, _ in shown],
+            value_label=value_label,
+            scale=scale,
+            integer=[_whole(data) for _, data in shown],
+        )
     return ax
+
+
+def skew(data: ArrayLike) -> float | None:
+    """Max / median of the finite non-zero values of `data` (None when there are none).
+
+    The rule of ``plot_heatmap(log=None)``: above :data:`LOG_SKEW`, most cells
+    would share the bottom colour of a linear scale.
+
+    Examples
+    --------
+    >>> skew([[0, 1, 2], [2, 100, 0]])
+    50.0
+    """
+    values = np.asarray(data, dtype=np.float64)
+    nonzero = values[np.isfinite(values) & (values != 0)]
+    if nonzero.size == 0:
+        return None
+    magnitude = np.abs(nonzero)
+    median = float(np.median(magnitude))
+    return float(magnitude.max()) / median if median > 0 else None
+
+
+def _whole(data: NDArray[np.float64]) -> bool:
+    """Whether every finite value of `data` is a whole number (counts: integer ticks)."""
+    finite = data[np.isfinite(data)]
+    return bool(np.all(finite == np.round(finite)))
 
 
 def _as_float_array(matrix: pd.DataFrame) -> NDArray[np.float64]:
@@ -323,15 +405,15 @@ def _norm(data: NDArray[np.float64], *, log: bool, vmax: float | None = None) ->
         positive = valid & (data > 0)
         if not positive.any():
             empty_top = 10.0 if top is None else top
-            return _FixedLogNorm(vmin=empty_top / 10.0, vmax=empty_top, clip=True)
+            return _FixedLogNorm(vmin=empty_top / 10.0, vmax=empty_top)
         low = float(np.min(data, where=positive, initial=np.inf))
         high = float(np.max(data, where=positive, initial=-np.inf))
         if top is not None:
             high = top
         if low >= high:
             low = high / 10.0
-        # clip=True maps zeros to the lowest colour instead of masking them like NaN
-        return _FixedLogNorm(vmin=low, vmax=high, clip=True)
+        # no clip: zeros take the "under" colour (see _FixedLogNorm), not the lowest one
+        return _FixedLogNorm(vmin=low, vmax=high)
     if not valid.any():
         return Normalize(vmin=0.0, vmax=1.0 if top is None else top)
     low = min(0.0, float(np.min(data, where=valid, initial=np.inf)))
@@ -435,7 +517,9 @@ def _annot_fontsize(width_pt: float, height_pt: float, chars: int) -> float:
     return float(np.clip(min(by_width, by_height), 3.0, 10.0))
 
 
-def _add_colorbars(ax: Axes, images: list[AxesImage], *, value_label: str) -> None:
+def _add_colorbars(
+    ax: Axes, images: list[AxesImage], *, value_label: str, scale: str, integer: list[bool]
+) -> None:
     """Colour bars in a column at the right: cells on top, totals below.
 
     They are inset Axes, so they follow the Axes wherever a layout puts it,
@@ -444,17 +528,31 @@ def _add_colorbars(ax: Axes, images: list[AxesImage], *, value_label: str) -> No
     figure = ax.figure
     has_totals = len(images) == 3
     bars = [(images[0], (1.04, 0.45, 0.035, 0.55) if has_totals else (1.04, 0.0, 0.035, 1.0))]
-    labels = [value_label]
+    labels = [f"{value_label} ({scale})" if scale else value_label]
     if has_totals:
         bars.append((images[1], (1.04, 0.0, 0.035, 0.36)))
-        labels.append(f"total {value_label}")
-    for (image, bounds), label in zip(bars, labels, strict=True):
+        labels.append(f"total {value_label}" + (" (log)" if scale else ""))
+    for (image, bounds), label, whole in zip(bars, labels, integer[: len(bars)], strict=True):
         cax = ax.inset_axes(bounds)
-        bar = figure.colorbar(image, cax=cax)
-        if isinstance(image.norm, LogNorm):
+        is_log = isinstance(image.norm, LogNorm)
+        # the triangle below a log bar shows the colour of 0
+        bar = figure.colorbar(image, cax=cax, extend="min" if is_log else "neither")
+        if is_log:
             bar.formatter = _CompactLogFormatter()
             bar.minorformatter = _CompactLogFormatter(labelOnlyBase=False)
+            # name the colour of the zero cells beside its triangle
+            cax.text(
+                1.0,
+                -0.03,
+                " 0",
+                transform=cax.transAxes,
+                ha="left",
+                va="center",
+                fontsize=tick_fontsize("y"),
+            )
         else:
+            if whole:
+                bar.locator = MaxNLocator(integer=True)  # no "0.5 messages"
             bar.formatter = FuncFormatter(_colorbar_label)
         bar.set_label(label)
         bar.outline.set_visible(False)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
-from ._style import format_count
+from ._style import format_count, get_ax, nice_step, points_per_unit, tick_fontsize
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -18,14 +18,8 @@ if TYPE_CHECKING:
 __all__ = ["plot_rate", "plot_timeline_heat"]
 
 _SPAN_COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860")
-
-
-def _axes(ax: Axes | None) -> Axes:
-    if ax is not None:
-        return ax
-    import matplotlib.pyplot as plt
-
-    return plt.figure().add_subplot()
+# at most this many PE labels on the heat strip's y axis
+_MAX_PE_LABELS = 32
 
 
 def plot_rate(
@@ -35,6 +29,7 @@ def plot_rate(
     spans: Sequence[tuple[str, float, float]] = (),
     title: str | None = None,
     color: str = "#333333",
+    **kwargs: Any,
 ) -> Axes:
     """Total messages per second over time, with optional labelled spans.
 
@@ -43,23 +38,27 @@ def plot_rate(
     timeline
         From :func:`actorprof.send_timeline` (possibly :func:`rebin` -ed).
     ax
-        Axes to draw on (a new figure's when None).
+        Axes to draw on; default: the current Axes (created if needed).
     spans
         ``(label, start_s, end_s)`` in the timeline's seconds, shaded (phases).
     title, color
         Title and line colour.
+    **kwargs
+        Passed to :meth:`~matplotlib.axes.Axes.stairs` for the rate line
+        (``ax.patches[0]``), e.g. ``linewidth=2``.
 
     Returns
     -------
     matplotlib.axes.Axes
     """
-    ax = _axes(ax)
+    ax = get_ax(ax)
     times = timeline.counts.index.to_numpy(dtype=np.float64)
     rate = timeline.rate.to_numpy(dtype=np.float64)
     if len(times):
         # steps: each bin's rate holds over [start, start + width)
         edges = np.append(times, times[-1] + timeline.bin_s)
-        ax.stairs(rate, edges, color=color, linewidth=1.2, label="all PEs")
+        options: dict[str, Any] = {"color": color, "linewidth": 1.2, "label": "all PEs"}
+        ax.stairs(rate, edges, **{**options, **kwargs})
     for i, (label, start, end) in enumerate(spans):
         colour = _SPAN_COLOURS[i % len(_SPAN_COLOURS)]
         ax.axvspan(start, end, color=colour, alpha=0.12, linewidth=0)
@@ -91,11 +90,31 @@ def plot_timeline_heat(
     cmap: str = "magma",
     colorbar: bool = True,
     title: str | None = None,
+    **kwargs: Any,
 ) -> Axes:
     """Messages sent per PE (rows) per time bin (columns), as one image.
 
-    Scales to thousands of PEs and bins (a single ``imshow``). With ``log``,
-    empty bins show as the lowest colour.
+    Scales to thousands of PEs and bins (a single ``imshow``); PE labels
+    thin out to round steps so that they never overlap. With ``log``, empty
+    bins show as the lowest colour.
+
+    Parameters
+    ----------
+    timeline
+        From :func:`actorprof.send_timeline` (possibly :func:`rebin` -ed).
+    ax
+        Axes to draw on; default: the current Axes (created if needed).
+    log
+        Logarithmic colour scale.
+    cmap
+        Colormap name.
+    colorbar
+        Add a colour bar.
+    title
+        Axes title.
+    **kwargs
+        Passed to :meth:`~matplotlib.axes.Axes.imshow` (``ax.images[0]``),
+        e.g. ``alpha=0.5``.
 
     Returns
     -------
@@ -104,7 +123,7 @@ def plot_timeline_heat(
     from matplotlib import colormaps
     from matplotlib.colors import LogNorm, Normalize
 
-    ax = _axes(ax)
+    ax = get_ax(ax)
     values = timeline.counts.to_numpy(dtype=np.float64).T  # PEs x bins
     n_pes, n_bins = values.shape if values.size else (len(timeline.counts.columns), 0)
     end = n_bins * timeline.bin_s
@@ -116,18 +135,26 @@ def plot_timeline_heat(
     else:
         shown = values
         norm = Normalize(vmin=0, vmax=max(vmax, 1.0))
+    options: dict[str, Any] = {
+        "aspect": "auto",
+        "interpolation": "nearest",
+        "cmap": colormaps[cmap].with_extremes(bad=colormaps[cmap](0.0)),
+        "norm": norm,
+        "extent": (0.0, end if n_bins else 1.0, max(n_pes, 1) - 0.5, -0.5),
+    }
     image = ax.imshow(
-        shown if values.size else np.zeros((max(n_pes, 1), 1)),
-        aspect="auto",
-        interpolation="nearest",
-        cmap=colormaps[cmap].with_extremes(bad=colormaps[cmap](0.0)),
-        norm=norm,
-        extent=(0.0, end if n_bins else 1.0, max(n_pes, 1) - 0.5, -0.5),
+        shown if values.size else np.zeros((max(n_pes, 1), 1)), **{**options, **kwargs}
     )
     ax.set_xlabel("time since first send (s)")
     ax.set_ylabel("source PE")
-    if n_pes <= 32:
-        ax.set_yticks(range(n_pes))
+    if n_pes > 0:
+        # one label per 1.4 font heights at most (as the heatmap): 32 PEs in a
+        # short strip would overlap
+        _, per_pe = points_per_unit(ax, 1.0, float(n_pes))
+        fitting = int(n_pes * per_pe / (1.4 * tick_fontsize("y")))
+        step = nice_step(n_pes, min(_MAX_PE_LABELS, fitting))
+        pes = [int(p) for p in timeline.counts.columns]
+        ax.set_yticks(range(0, n_pes, step), [str(pes[k]) for k in range(0, n_pes, step)])
     if colorbar:
         bar = ax.figure.colorbar(image, ax=ax, pad=0.01)
         bar.set_label(f"messages per {timeline.bin_s * 1e3:.3g} ms")

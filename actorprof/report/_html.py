@@ -146,8 +146,9 @@ header.top .run { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font
   color: #cfd8e3; word-break: break-all; }
 header.top .meta { color: #9fb0c3; font-size: 13px; margin-top: 6px; }
 nav { position: sticky; top: 0; z-index: 1; background: #fff; border-bottom: 1px solid var(--line);
-  margin: 0 -24px 0; padding: 8px 24px; font-size: 14px; }
-nav a { color: var(--info); text-decoration: none; margin-right: 16px; white-space: nowrap; }
+  margin: 0 -24px 0; padding: 8px 24px; font-size: 14px; display: flex; flex-wrap: wrap;
+  gap: 2px 16px; }
+nav a { color: var(--info); text-decoration: none; white-space: nowrap; }
 nav a.absent { color: var(--muted); text-decoration: line-through; }
 section { background: #fff; border: 1px solid var(--line); border-radius: 8px;
   padding: 8px 22px 18px; margin-top: 20px; }
@@ -179,12 +180,17 @@ ul.findings li.error { border-color: var(--err); background: var(--err-bg); }
 li.info .sev { color: var(--info); } li.warning .sev { color: var(--warn); }
 li.error .sev { color: var(--err); }
 .rule { float: right; color: var(--muted); font-size: 12px; margin-left: 12px; }
-.figs { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 14px;
+.figs { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(520px, 100%), 1fr));
+  gap: 14px;
   align-items: start; }
 figure { margin: 6px 0; border: 1px solid var(--line); border-radius: 6px; padding: 8px;
   background: #fff; text-align: center; }
 figure.wide { grid-column: 1 / -1; }
-figure img { max-width: 100%; height: auto; }
+figure img { max-width: 100%; height: auto; cursor: zoom-in; }
+#lightbox { position: fixed; inset: 0; z-index: 10; overflow: auto; padding: 24px;
+  background: rgba(15, 20, 30, .88); cursor: zoom-out; }
+#lightbox[hidden] { display: none; }
+#lightbox img { display: block; margin: 0 auto; max-width: none; background: #fff; }
 figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; }
 table { border-collapse: collapse; margin: 8px 0 12px; font-size: 14px; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 10px; text-align: left;

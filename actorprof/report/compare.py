@@ -346,10 +346,12 @@ def compare_runs(
 
 
 def write_compare(view: CompareView, out: Sink) -> None:
+    import numpy as np
     import pandas as pd
 
     from ..plot import plot_heatmap, plot_violin
     from ..plot.bars import plot_time_stacked
+    from ..plot.heatmap import LOG_SKEW, skew
     from ..write import new_figure
 
     a, b = view.a, view.b
@@ -360,6 +362,9 @@ def write_compare(view: CompareView, out: Sink) -> None:
         totals = max(
             float(max(m.to_numpy().sum(axis=0).max(), m.to_numpy().sum(axis=1).max())) for m in mats
         )
+        # one scale for both sides: log or linear chosen on the two matrices together
+        ratio = skew(np.concatenate([m.to_numpy(dtype=np.float64).ravel() for m in mats]))
+        log = ratio is not None and ratio > LOG_SKEW
         n = max(max(m.shape) for m in mats)
         w, h = (max(7.0, 0.42 * n + 4.0), max(6.0, 0.38 * n + 3.0)) if n <= 32 else (10.0, 9.0)
         fig = new_figure(2 * w, h + 0.4, ncols=2)
@@ -370,10 +375,12 @@ def write_compare(view: CompareView, out: Sink) -> None:
                 value_label="messages",
                 title=f"{side.name}: logical messages PE x PE",
                 vmax=(cells, totals),
+                log=log,
             )
+        scale = f"log colour scale, chosen: max/median = {ratio:.0f}x" if log else "linear"
         fig.suptitle(
-            f"{a.name} vs {b.name}, one colour scale: cells 0-{cells:,.0f}, "
-            f"totals 0-{totals:,.0f} messages"
+            f"{a.name} vs {b.name}, one colour scale ({scale}): cells up to {cells:,.0f}, "
+            f"totals up to {totals:,.0f} messages"
         )
         out.figure(fig, "heatmap")
 

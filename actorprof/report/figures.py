@@ -41,7 +41,7 @@ def report_figures(
                 "logical",
                 name,
                 functools.partial(
-                    write_logical, view, out, metric="count", level="pe", log_scale=False, top=top
+                    write_logical, view, out, metric="count", level="pe", log_scale=None, top=top
                 ),
             )
         )
@@ -67,7 +67,7 @@ def report_figures(
                     out,
                     types=physical.types_shown(),
                     metric="count",
-                    log_scale=False,
+                    log_scale=None,
                     top=top,
                 ),
             )
@@ -77,7 +77,7 @@ def report_figures(
             (
                 "aggregation",
                 None,
-                functools.partial(write_aggregation, run.aggregation, out, log_scale=False),
+                functools.partial(write_aggregation, run.aggregation, out, log_scale=None),
             )
         )
     failed: dict[str, str] = {}

@@ -49,6 +49,9 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from ..analyze.imbalance import STRAGGLER_MIN_RATIO as _STRAGGLER_FLOOR
+from ..analyze.imbalance import STRAGGLER_RULE
+
 __all__ = [
     "BALANCED_RATIO",
     "HOT_PE_RATIO",
@@ -83,8 +86,9 @@ Severity = Literal["error", "warning", "info"]
 HOT_PE_RATIO = 2.0
 #: ``balanced``: the busiest PE carries at most this many times the mean load.
 BALANCED_RATIO = 1.05
-#: ``stragglers``: straggler PEs are reported only when max/mean reaches this.
-STRAGGLER_MIN_RATIO = 1.10
+#: ``stragglers``: straggler PEs are reported only when max/mean reaches this
+#: (the same floor as the straggler flag of the tables, load / median).
+STRAGGLER_MIN_RATIO = _STRAGGLER_FLOOR
 #: ``trend``: |Spearman rho| of load vs PE id at least this.
 TREND_RHO = 0.8
 #: ``trend``: at least this many PEs (with 4, a perfect order comes by chance 1 time in 12).
@@ -113,7 +117,7 @@ RULES: list[dict[str, Any]] = [
     {
         "rule": "stragglers",
         "threshold": STRAGGLER_MIN_RATIO,
-        "fires_when": "some PE has load > median + 3 x 1.4826 x MAD (robust z-score above 3) "
+        "fires_when": f"some PE has {STRAGGLER_RULE.removesuffix(', largest first')}, "
         f"and max / mean >= {STRAGGLER_MIN_RATIO}",
     },
     {

@@ -4,7 +4,8 @@
 when the commands' figure helpers draw: it keeps each figure as PNG (or SVG)
 bytes instead of writing a file. :func:`render_report` turns a run report summary
 (``report.json``) and those figures into one HTML page: figures embedded as
-base64 PNG, CSS inline, no script, nothing fetched from the network.
+base64 PNG, CSS inline, one small inline script (click a figure to see it at
+full size), nothing fetched from the network.
 """
 
 from __future__ import annotations
@@ -136,6 +137,10 @@ CAPTIONS = {
 
 def _caption(fig: Figure) -> str:
     suptitle = fig.get_suptitle() if hasattr(fig, "get_suptitle") else ""
+    # the page names the run once: its line above every figure says nothing new here
+    lines = suptitle.splitlines()
+    if lines and lines[0].startswith("run "):
+        suptitle = "\n".join(lines[1:])
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
     text = suptitle or (titles[0] if titles else "")
     return " ".join(text.split())
@@ -218,8 +223,26 @@ def render_report(summary: Mapping[str, Any], figures: Sequence[EmbeddedFigure])
         + esc(__version__)
         + ". This page is self-contained: figures are embedded, nothing is fetched. "
         "Every number is in report.json next to it.</footer>"
-        "</main></body></html>\n"
+        f"</main>{LIGHTBOX}</body></html>\n"
     )
+
+
+#: Click a figure: it opens at full size (scroll to pan) over the page; click
+#: or Escape closes it. Inline and offline, like everything on the page.
+LIGHTBOX = (
+    '<div id="lightbox" hidden title="click or Esc to close"></div>'
+    "<script>(function () {"
+    "var box = document.getElementById('lightbox'), big = document.createElement('img');"
+    "box.appendChild(big);"
+    "function close() { box.hidden = true; big.removeAttribute('src'); }"
+    "document.querySelectorAll('figure img').forEach(function (img) {"
+    "img.title = 'click to enlarge';"
+    "img.addEventListener('click', function () {"
+    "big.src = img.src; big.alt = img.alt; box.hidden = false; box.scrollTo(0, 0); }); });"
+    "box.addEventListener('click', close);"
+    "document.addEventListener('keydown', function (e) { if (e.key === 'Escape') close(); });"
+    "})();</script>"
+)
 
 
 def _section(key: str, body: str, *, title: str | None = None) -> str:

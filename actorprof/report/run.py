@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._progress import ProgressSink
 from .._version import __version__
 from ..errors import ActorProfError, NoTraceError, UsageError
 from ..kinds.aggregation import (
@@ -346,6 +347,7 @@ def run_report(
     cache: bool = False,
     cache_dir: str | PathLike[str] | None = None,
     scheduler: Any = None,
+    progress: ProgressSink | None = None,
 ) -> RunReport:
     """Find, read and analyse every trace kind of a run folder.
 
@@ -362,6 +364,9 @@ def run_report(
         Also build the timeline of the logical trace (a second, fast pass).
     jobs, cache, cache_dir, scheduler
         How the logical trace is read (see :func:`actorprof.logical_view`).
+    progress
+        Told the bytes and files of every read, one kind after the other
+        (e.g. the CLI's progress line).
 
     Returns
     -------
@@ -391,10 +396,12 @@ def run_report(
         )
     run = RunReport(traces=traces, top=top)
     if traces.logical is not None:
-        _read_logical(run, traces.logical, num_pes, jobs, cache, cache_dir, scheduler)
+        _read_logical(run, traces.logical, num_pes, jobs, cache, cache_dir, scheduler, progress)
         if timeline and run.logical:
             run.timeline = _guard(
-                run, "timeline", lambda: timeline_view(traces.logical or "", num_pes=num_pes)
+                run,
+                "timeline",
+                lambda: timeline_view(traces.logical or "", num_pes=num_pes, progress=progress),
             )
     if traces.papi is not None:
         for key in traces.papi_phases:
@@ -403,7 +410,11 @@ def run_report(
                 run,
                 "papi",
                 lambda key=key, report=report: papi_view(
-                    traces.papi or "", phase=key or None, num_pes=num_pes, report=report
+                    traces.papi or "",
+                    phase=key or None,
+                    num_pes=num_pes,
+                    report=report,
+                    progress=progress,
                 ),
             )
             if view is not None:
@@ -415,7 +426,9 @@ def run_report(
         run.overall = _guard(
             run,
             "overall",
-            lambda: overall_view(traces.overall or "", num_pes=num_pes, report=report),
+            lambda: overall_view(
+                traces.overall or "", num_pes=num_pes, report=report, progress=progress
+            ),
         )
         if run.overall is not None:
             run.reports.append(("overall", None, report))
@@ -428,7 +441,11 @@ def run_report(
             run,
             "physical",
             lambda: physical_view_and_buffers(
-                traces.physical or "", num_pes=num_pes, pes_per_node=k, report=report
+                traces.physical or "",
+                num_pes=num_pes,
+                pes_per_node=k,
+                report=report,
+                progress=progress,
             ),
         )
         if read is not None:
@@ -462,6 +479,7 @@ def _read_logical(
     cache: bool,
     cache_dir: str | PathLike[str] | None,
     scheduler: Any,
+    progress: ProgressSink | None,
 ) -> None:
     for key in run.traces.logical_phases:
         report = ReadReport(kind="logical")
@@ -477,6 +495,7 @@ def _read_logical(
                 cache=cache,
                 cache_dir=cache_dir,
                 scheduler=scheduler,
+                progress=progress,
             ),
         )
         if view is not None:
