@@ -48,6 +48,10 @@ BLANK_LINE = r"^[ \t\r\f\v]*$"
 MAX_DIGITS = {"buffer_bytes": 18, "src_pe": 9, "dst_pe": 9}
 
 _GRAMMAR_RE = re.compile(TRACE_LINE_GRAMMAR.encode())
+# every line of a text: the grammar's four groups where it matches, else empty
+_LINES_RE = re.compile(
+    b"(?m)^(?:" + TRACE_LINE_GRAMMAR.encode().removeprefix(b"^").removesuffix(b"$") + b"|.*)$"
+)
 _TYPE_CODE = {t.encode(): np.int8(k) for k, t in enumerate(SEND_TYPES)}
 _NUMBERS = PHYSICAL_COLUMNS[1:]
 _PAD = 24  # zero bytes before and after a block: 8-byte loads stay inside
@@ -149,35 +153,38 @@ class Lines:
         )
 
     def _match_rest(self, rows: I64) -> None:
-        """Match the lines the fast route left against the grammar, once per distinct line."""
-        seen: dict[bytes, tuple[int, list[tuple[int, bool]]] | None] = {}
-        for row in rows.tolist():
-            raw = self.raw(row)
-            if raw in seen:
-                parsed = seen[raw]
-            else:
-                parsed = seen[raw] = _parse_line(raw)
-            if parsed is None:
-                continue
-            code, numbers = parsed
-            self.matched[row] = True
-            self.codes[row] = code
-            for name, (value, too_long) in zip(_NUMBERS, numbers, strict=True):
-                self.values[name][row] = value
-                self.too_long[name][row] = too_long
+        """Match the lines the fast route left against the grammar, all in one ``re`` call."""
+        if not rows.size:
+            return
+        # one result per line, in order: the grammar's groups, or empty ones
+        # (over the whole block when most lines are left: no slicing then)
+        whole = 4 * rows.size > len(self)
+        text = self.block if whole else b"\n".join(self.raw(row) for row in rows.tolist())
+        found = _LINES_RE.findall(text)[: len(self) if whole else rows.size]
+        if whole:
+            found = [found[row] for row in rows.tolist()] if rows.size < len(self) else found
+        if len(found) != rows.size:  # pragma: no cover - one match per line by construction
+            found = [_one_line(self.raw(row)) for row in rows.tolist()]
+        types = np.array([f[0] for f in found], dtype="S")
+        matched = types != b""
+        if not matched.any():
+            return
+        self.matched[rows] = matched
+        codes = np.zeros(len(found), dtype=np.int8)
+        for text, code in _TYPE_CODE.items():
+            codes[types == text] = code
+        self.codes[rows] = codes
+        for k, name in enumerate(_NUMBERS, start=1):
+            texts = np.array([f[k] for f in found], dtype="S")
+            too_long = np.char.str_len(texts) > MAX_DIGITS[name]
+            values = np.where(too_long | ~matched, b"0", texts).astype(np.int64)
+            self.values[name][rows] = values
+            self.too_long[name][rows] = too_long
 
 
-def _parse_line(raw: bytes) -> tuple[int, list[tuple[int, bool]]] | None:
-    """The send type code and (value, too long) of each number, or None: no match."""
+def _one_line(raw: bytes) -> tuple[bytes, ...]:
     match = _GRAMMAR_RE.match(raw)
-    if match is None:
-        return None
-    numbers = []
-    for name in _NUMBERS:
-        text = match.group(name)
-        too_long = len(text) > MAX_DIGITS[name]
-        numbers.append((0 if too_long else int(text), too_long))
-    return int(_TYPE_CODE[match.group("send_type")]), numbers
+    return (b"",) * 4 if match is None else tuple(match.groups())
 
 
 def _canonical(buf: NDArray[np.uint8], starts: I64, ends: I64, lines: Lines) -> Bools:
