@@ -31,22 +31,21 @@ A file in which no line is a readable trace line is an error (wrong file, or
 the program was not built with ``-DENABLE_TRACE_PHYSICAL``). With
 ``num_pes``, a PE id at or beyond it is an error naming the file and line.
 
-The file is read in blocks of whole lines; each block is split and matched
-with Arrow's vectorised RE2 kernels, so memory stays bounded by the block size.
+The file is read in blocks of whole lines, so memory stays bounded by the
+block size; printf's own lines are parsed by numpy a block at a time, any
+other line by :mod:`re` (see :mod:`._physical_lines`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..errors import TraceFormatError, UsageError
 from ..schema import (
@@ -54,9 +53,9 @@ from ..schema import (
     PHYSICAL_COLUMNS,
     PHYSICAL_INT_DTYPES,
     SEND_TYPE_DTYPE,
-    SEND_TYPES,
 )
 from ._files import stdout_file
+from ._physical_lines import BLANK_LINE, LOOKS_LIKE_TRACE, TRACE_LINE_GRAMMAR, Lines
 from ._report import (
     MAX_EXAMPLES,
     MAX_EXAMPLES_PER_REASON,
@@ -80,27 +79,11 @@ __all__ = [
 ]
 
 PHYSICAL_FILE_NAME = "physical.txt"
-#: The ``send_type`` column's dtype: categories :data:`actorprof.schema.SEND_TYPES`.
-DEFAULT_BLOCK_BYTES = 16 * 1024 * 1024
+DEFAULT_BLOCK_BYTES = 4 * 1024 * 1024  # numpy's work arrays stay in cache
 
 PROGRAM_OUTPUT = "program output"
 BROKEN_LINE = "broken trace line (expected: send type, bytes, src_pe, dst_pe)"
 
-_BLANK = r"[ \t]"
-_SEP = rf"(?:{_BLANK}*,{_BLANK}*|{_BLANK}+)"
-_TYPES = "|".join(SEND_TYPES)
-_NUMBER = r"-?[0-9]+"
-#: The regular expression (RE2 syntax) a trace line must match.
-TRACE_LINE_GRAMMAR = (
-    rf"^{_BLANK}*(?P<send_type>{_TYPES})(?:{_BLANK}*[:,]{_BLANK}*|{_BLANK}+)"
-    rf"(?P<buffer_bytes>{_NUMBER}){_SEP}(?P<src_pe>{_NUMBER}){_SEP}(?P<dst_pe>{_NUMBER})"
-    rf"(?:{_SEP}.*?)?{_BLANK}*\r?$"
-)
-# A line "looks like" a trace line when its first field is a send type.
-_LOOKS_LIKE_TRACE = rf"^{_BLANK}*(?:{_TYPES})(?:[^A-Za-z0-9_]|$)"
-_BLANK_LINE = r"^[ \t\r\f\v]*$"
-# Longest digit strings that always fit: int64 (buffer_bytes), int32 (PE ids).
-_MAX_DIGITS = {"buffer_bytes": 18, "src_pe": 9, "dst_pe": 9}
 _INT32_MAX = int(np.iinfo(np.int32).max)
 
 
@@ -245,43 +228,32 @@ class _Scanner:
                 yield frame
 
     def _block(self, block: bytes, first_line: int) -> pd.DataFrame:
-        text = block.decode("utf-8", "replace")
-        lines = pc.split_pattern(pa.array([text], pa.large_string()), "\n").flatten()
-        lines = lines.slice(0, len(lines) - 1)  # the block ends with a line end
-        matched = pc.extract_regex(lines, TRACE_LINE_GRAMMAR)
-        ok = _to_bool(matched.is_valid())
+        lines = Lines.of_block(block)
+        ok = lines.matched
         self._classify_rest(lines, np.flatnonzero(~ok), first_line)
         rows = np.flatnonzero(ok)
         if not rows.size:
             self._flush(lines, first_line)
             return _empty_frame()
-        fields = {name: pc.take(matched.field(name), pa.array(rows)) for name in PHYSICAL_COLUMNS}
         good = np.ones(rows.size, dtype=bool)
         values: dict[str, np.ndarray] = {}
         for name in PHYSICAL_COLUMNS[1:]:
-            text_values = fields[name]
-            too_long = _to_bool(pc.greater(pc.utf8_length(text_values), _MAX_DIGITS[name]))
-            safe = pc.if_else(pa.array(too_long), "0", text_values)
-            numbers = pc.cast(safe, pa.int64()).to_numpy(zero_copy_only=False)
+            too_long = lines.too_long[name][rows]
+            numbers = lines.values[name][rows]
             negative = numbers < 0
             # a buffer beyond 4 GiB is corruption (and would overflow byte totals)
             too_long |= numbers > (MAX_MSG_BYTES if name == "buffer_bytes" else _INT32_MAX)
-            self._skip_rows(lines, rows[too_long & good], first_line, f"{TOO_LARGE} for {name}")
+            self._skip_rows(rows[too_long & good], f"{TOO_LARGE} for {name}")
             good &= ~too_long
-            self._skip_rows(lines, rows[negative & good], first_line, f"{NEGATIVE} in {name}")
+            self._skip_rows(rows[negative & good], f"{NEGATIVE} in {name}")
             good &= ~negative
             values[name] = numbers
         self._flush(lines, first_line)
         kept = rows[good]
         self.report.lines_read += int(kept.size)
-        codes = pc.index_in(
-            fields["send_type"], value_set=pa.array(SEND_TYPES, pa.large_string())
-        ).to_numpy(zero_copy_only=False)
         frame = pd.DataFrame(
             {
-                "send_type": pd.Categorical.from_codes(
-                    codes[good].astype(np.int8), dtype=SEND_TYPE_DTYPE
-                ),
+                "send_type": pd.Categorical.from_codes(lines.codes[kept], dtype=SEND_TYPE_DTYPE),
                 **{
                     name: values[name][good].astype(PHYSICAL_INT_DTYPES[name])
                     for name in PHYSICAL_COLUMNS[1:]
@@ -292,30 +264,27 @@ class _Scanner:
         self._check_pes(frame, kept, first_line)
         return frame
 
-    def _classify_rest(self, lines: Any, rest: np.ndarray, first_line: int) -> None:
+    def _classify_rest(self, lines: Lines, rest: np.ndarray, first_line: int) -> None:
         """Blank, program output or broken trace line, for the unmatched lines."""
         if not rest.size:
             return
-        others = pc.take(lines, pa.array(rest))
-        blank = _to_bool(pc.match_substring_regex(others, _BLANK_LINE))
-        traceish = _to_bool(pc.match_substring_regex(others, _LOOKS_LIKE_TRACE)) & ~blank
-        # NUL bytes are no one's output: blocks of the file that were never written
-        nul = _to_bool(pc.match_substring(others, "\x00")) & ~blank & ~traceish
-        output = ~blank & ~traceish & ~nul
+        kinds = np.array([_kind(lines.raw(row)) for row in rest.tolist()], dtype=np.int8)
+        blank, traceish, nul = kinds == _BLANK, kinds == _TRACEISH, kinds == _NUL
+        output = kinds == _OUTPUT
         self.report.lines_blank += int(blank.sum())
         if output.any() and self.first_output is None:
             first = int(rest[int(np.argmax(output))])
-            self.first_output = (first_line + first, _line_text(lines, first))
-        self._skip_rows(lines, rest[output], first_line, PROGRAM_OUTPUT)
-        self._skip_rows(lines, rest[traceish], first_line, BROKEN_LINE)
-        self._skip_rows(lines, rest[nul], first_line, NUL_BYTES)
+            self.first_output = (first_line + first, lines.text(first))
+        self._skip_rows(rest[output], PROGRAM_OUTPUT)
+        self._skip_rows(rest[traceish], BROKEN_LINE)
+        self._skip_rows(rest[nul], NUL_BYTES)
 
-    def _skip_rows(self, lines: Any, rows: np.ndarray, first_line: int, reason: str) -> None:
+    def _skip_rows(self, rows: np.ndarray, reason: str) -> None:
         """Count ``rows`` under ``reason`` (examples chosen at :meth:`_flush`)."""
         if rows.size:
             self._pending.append((rows, reason))
 
-    def _flush(self, lines: Any, first_line: int) -> None:
+    def _flush(self, lines: Lines, first_line: int) -> None:
         """Count the block's skipped rows; keep the first ones, in line order, as examples."""
         if not self._pending:
             return
@@ -334,7 +303,7 @@ class _Scanner:
         shown = order[rank[order] < min(MAX_EXAMPLES_PER_REASON, room)]
         for k in shown:
             row = int(rows[k])
-            self.report.skip(first_line + row, reasons[which[k]], _line_text(lines, row))
+            self.report.skip(first_line + row, reasons[which[k]], lines.text(row))
         rest = np.ones(len(rows), dtype=bool)
         rest[shown] = False
         counted = np.bincount(which[rest], minlength=len(reasons))
@@ -360,11 +329,12 @@ class _Scanner:
 
     def _last_line(self, raw: bytes, number: int) -> None:
         """The final line has no line end: a trace line there was cut."""
-        lines = pa.array([raw.decode("utf-8", "replace")], pa.large_string())
-        if _to_bool(pc.match_substring_regex(lines, _BLANK_LINE))[0]:
+        lines = Lines.of_block(raw, ended=False)
+        kind = _kind(raw)
+        if kind == _BLANK:
             self.report.lines_blank += 1
-        elif _to_bool(pc.match_substring_regex(lines, _LOOKS_LIKE_TRACE))[0]:
-            self._skip_rows(lines, np.array([0]), number, CUT_LINE)
+        elif kind == _TRACEISH:
+            self._skip_rows(np.array([0]), CUT_LINE)
         else:
             self._classify_rest(lines, np.array([0]), number)
         self._flush(lines, number)
@@ -404,12 +374,19 @@ class _Scanner:
         )
 
 
-def _to_bool(array: Any) -> np.ndarray:
-    return np.asarray(array.to_numpy(zero_copy_only=False), dtype=bool)
+_BLANK, _TRACEISH, _NUL, _OUTPUT = range(4)
+_BLANK_RE = re.compile(BLANK_LINE.encode())
+_LOOKS_LIKE_TRACE_RE = re.compile(LOOKS_LIKE_TRACE.encode())
 
 
-def _line_text(lines: Any, row: int) -> str:
-    return str(lines[row].as_py()).rstrip("\r")
+def _kind(raw: bytes) -> int:
+    """What a line that is not a trace line is: blank, broken trace line, NUL bytes, output."""
+    if _BLANK_RE.match(raw):
+        return _BLANK
+    if _LOOKS_LIKE_TRACE_RE.match(raw):
+        return _TRACEISH
+    # NUL bytes are no one's output: blocks of the file that were never written
+    return _NUL if b"\0" in raw else _OUTPUT
 
 
 def _empty_frame() -> pd.DataFrame:
