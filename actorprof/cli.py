@@ -224,7 +224,7 @@ def bins_option(default: int, help_text: str) -> Callable[[F], F]:
 
 
 def handle_errors(func: F) -> F:
-    """Turn library errors into click errors (exit 1 data, 2 usage)."""
+    """Turn library errors into click errors (exit 1 data, 2 usage, 130 Ctrl-C)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -239,7 +239,14 @@ def handle_errors(func: F) -> F:
             if exc.exit_code == 2:
                 raise click.UsageError(str(exc)) from exc
             raise click.ClickException(str(exc)) from exc
-        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+        except KeyboardInterrupt as exc:
+            # the shell convention (128 + SIGINT), not the data-error code; outputs
+            # are atomic, so nothing half-written is left behind
+            if verbose:
+                traceback.print_exc(file=sys.stderr)
+            click.echo("interrupted (Ctrl-C): files listed above are complete", err=True)
+            raise click.exceptions.Exit(130) from exc
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except MemoryError as exc:
             raise click.ClickException(

@@ -235,3 +235,17 @@ def test_real_subprocess(argv0: list[str], data: Path, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     assert len(proc.stdout.splitlines()) == 8  # 3 figures, 4 tables, the summary
+
+
+def test_ctrl_c_exits_130_without_traceback(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import actorprof.kinds.logical as logical
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(logical, "logical_view", interrupted)
+    code, out, err = run("logical", str(data / "logical_small"), "-o", str(tmp_path))
+    assert code == 130 and out == ""
+    assert "interrupted" in err and "Traceback" not in err

@@ -30,7 +30,7 @@ from typing import Any, Final, Literal
 import numpy as np
 import pandas as pd
 
-from ...read.physical import SEND_TYPE_DTYPE
+from ...schema import SEND_TYPE_DTYPE
 from .model import (
     BUFFER_HEADER_BYTES,
     CONVEY_BUFFER_SIZE,

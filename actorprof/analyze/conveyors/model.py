@@ -42,7 +42,7 @@ from typing import Final, Literal
 import numpy as np
 import pandas as pd
 
-from ...read.physical import SEND_TYPE_DTYPE
+from ...schema import SEND_TYPE_DTYPE
 
 __all__ = [
     "BUFFER_HEADER_BYTES",
