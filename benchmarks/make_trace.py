@@ -16,6 +16,7 @@ python benchmarks/make_trace.py /tmp/t --lines 1000000 --pes 4096 --zipf 1.3
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from pathlib import Path
@@ -70,6 +71,14 @@ def destinations(rng: np.random.Generator, n: int, pes: int, zipf: float) -> np.
     return ranks
 
 
+@functools.lru_cache(maxsize=4)
+def _tables(pes: int, pes_per_node: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The destination permutation and the text tables, made once per trace
+    (per file, they made 65,536 PEs cost 65,536^2 string formats)."""
+    perm = np.random.default_rng(seed).permutation(pes)
+    return perm, _text_table(np.arange(pes), b", ", prefix=pes_per_node), _text_table(_SIZES, b", ")
+
+
 def write_pe_file(
     path: Path,
     *,
@@ -83,9 +92,7 @@ def write_pe_file(
 ) -> int:
     """Write one PE file of ``lines`` lines; returns the bytes written."""
     rng = np.random.default_rng([seed, pe])
-    perm = np.random.default_rng(seed).permutation(pes)
-    dst_table = _text_table(np.arange(pes), b", ", prefix=pes_per_node)
-    size_table = _text_table(_SIZES, b", ")
+    perm, dst_table, size_table = _tables(pes, pes_per_node, seed)
     prefix = np.frombuffer(f"{pe // pes_per_node}, {pe}, ".encode(), dtype=np.uint8)
     written = 0
     t_us = t0_us + int(rng.integers(0, 1000))
