@@ -25,12 +25,21 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 import pandas as pd
 
 from ..errors import TraceFormatError
+from ._fastscan import (
+    COMMA,
+    DIGIT,
+    DOT,
+    NEWLINE,
+    SIGN,
+    CompactBlock,
+    compact_block,
+)
 from ._report import FileReport
 
 __all__ = [
@@ -195,11 +204,15 @@ def parse_block(
     Returns the frame and the line number of each row, or None when the
     rows are the block's lines in order (``first_line``, ``first_line + 1``...).
     """
-    frame = _fast(block, spec)
-    if frame is None:
+    fast = _fast(block, spec)
+    if fast is None:
         return _exact(block, first_line, spec, report)
+    frame, compact = fast
     report.lines_read += len(frame)
-    return frame, None
+    if compact.kept is None:
+        return frame, None
+    report.lines_blank += compact.blank
+    return frame, first_line + compact.kept
 
 
 def apply_check(
@@ -218,45 +231,133 @@ def apply_check(
         raise TraceFormatError(message, path=path, line=line)
 
 
-def _fast(block: bytes, spec: CsvSpec) -> pd.DataFrame | None:
-    """Parse a block with the C engine; None when the result cannot be trusted."""
-    n_lines = block.count(b"\n")
-    commas = block.count(b",")
-    if commas == n_lines * (spec.max_fields - 1):
-        full = True
-    elif spec.optional_last and commas == n_lines * (spec.min_fields - 1):
-        full = False
-    else:
+def _fast(block: bytes, spec: CsvSpec) -> tuple[pd.DataFrame, CompactBlock] | None:
+    """Parse a block with the C engine; None when the exact path must decide.
+
+    The block is first reduced to its compact form (:func:`compact_block`:
+    no blanks around fields, no blank lines) and its structure is checked
+    against the line grammar byte by byte, vectorised: every field a
+    ``[+-]?[0-9]+`` integer of at most 18 characters (so int64 never
+    overflows) but the time field, a decimal ``[+-]?([0-9]+.?[0-9]*|.[0-9]+)``;
+    the C engine then only converts text the grammar accepts. Values are
+    range-checked in int64 before the cast to the column dtypes, never cast
+    blindly (pandas < 3 wraps int32 overflow silently).
+    """
+    compact = compact_block(block)
+    if compact is None:
         return None
+    full = _check_structure(compact.classes, spec)
+    if full is None:
+        return None
+    if not len(full):
+        return _empty_frame(spec), compact
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             frame = pd.read_csv(
-                io.BytesIO(block),
+                io.BytesIO(compact.data.tobytes()),
                 header=None,
                 names=list(spec.columns),
-                dtype=spec.dtypes,
+                dtype=_PARSE_DTYPES[spec.columns],
                 sep=",",
-                skipinitialspace=True,
                 quoting=csv.QUOTE_NONE,
                 index_col=False,
                 engine="c",
                 na_filter=True,
+                **_FLOAT_PRECISION,
             )
     except (ValueError, OverflowError, pd.errors.ParserError, Warning):
         return None
-    if len(frame) != n_lines:  # blank lines were dropped: need exact numbering
+    if len(frame) != len(full):
         return None
-    for name in spec.nonnegative:
-        if (frame[name].to_numpy() < 0).any():
+    data: dict[str, np.ndarray] = {}
+    for name in spec.columns[:-1]:
+        values = frame[name].to_numpy()
+        low = 0 if name in spec.nonnegative else int(np.iinfo(spec.dtypes[name]).min)  # type: ignore[type-var]
+        if len(values) and (int(values.min()) < low or int(values.max()) > spec.limit(name)):
             return None
-    for name, bound in spec.maxima:
-        if (frame[name].to_numpy() > bound).any():
-            return None
-    last = frame[spec.columns[-1]].to_numpy()
-    if full and not np.isfinite(last).all():
+        data[name] = values.astype(spec.dtypes[name])
+    time = frame[spec.columns[-1]].to_numpy(dtype=np.float64)
+    if not np.isfinite(time[full]).all() or not np.isnan(time[~full]).all():
         return None
-    return frame
+    data[spec.columns[-1]] = time
+    return pd.DataFrame(data, columns=list(spec.columns)), compact
+
+
+#: Longest integer field the fast path converts: 18 digits always fit int64.
+_MAX_INT_CHARS = 18
+#: Correctly rounded floats on every pandas (the default is only since pandas 3).
+_FLOAT_PRECISION: dict[str, Any] = (
+    {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+)
+
+
+class _ParseDtypes(dict[tuple[str, ...], dict[str, type]]):
+    """Columns -> the dtypes read by the C engine: int64 and float64 only."""
+
+    def __missing__(self, columns: tuple[str, ...]) -> dict[str, type]:
+        dtypes: dict[str, type] = {name: np.int64 for name in columns[:-1]}
+        dtypes[columns[-1]] = np.float64
+        self[columns] = dtypes
+        return dtypes
+
+
+_PARSE_DTYPES = _ParseDtypes()
+
+
+def _check_structure(classes: np.ndarray, spec: CsvSpec) -> np.ndarray | None:
+    """Whether each line of a compact block has the grammar's shape.
+
+    Returns, per line, whether it has the time field (None: some line breaks
+    the grammar). Only the non-digit bytes are looked at, with their
+    neighbours: a comma follows a digit and precedes a field's first
+    character; a sign starts a field and precedes a digit or a dot; a dot,
+    at most one per line, lies in the time field next to a digit.
+    """
+    at = np.flatnonzero(classes != DIGIT)
+    kinds = classes[at]
+    padded = np.concatenate(([NEWLINE], classes, [NEWLINE]))
+    before, after = padded[at], padded[at + 2]
+    is_comma, is_end = kinds == COMMA, kinds == NEWLINE
+    is_sign, is_dot = kinds == SIGN, kinds == DOT
+    bad = is_comma & ((before != DIGIT) | ~np.isin(after, (DIGIT, SIGN, DOT)))
+    bad |= is_end & (before != DIGIT) & (before != DOT)
+    bad |= is_sign & (
+        ((before != COMMA) & (before != NEWLINE)) | ((after != DIGIT) & (after != DOT))
+    )
+    bad |= is_dot & (
+        ((before != DIGIT) & (after != DIGIT)) | ((after != DIGIT) & (after != NEWLINE))
+    )
+    if bad.any():
+        return None
+    commas = np.cumsum(is_comma)
+    per_line = np.diff(commas[is_end], prepend=0)
+    full = per_line == spec.max_fields - 1
+    if not full.all() and not (
+        spec.optional_last and (per_line[~full] == spec.min_fields - 1).all()
+    ):
+        return None
+    if is_dot.any():
+        line_of = np.cumsum(is_end) - is_end
+        dot_lines = line_of[is_dot]
+        if (
+            not full[dot_lines].all()
+            or (commas[is_dot] != commas[is_end][dot_lines]).any()
+            or np.bincount(dot_lines).max() > 1
+        ):
+            return None  # a dot in an integer field, or two in one field
+    # field lengths: the integer fields are those not ending a full line
+    seps = at[is_comma | is_end]
+    lengths = np.diff(seps, prepend=-1) - 1
+    is_time = kinds[is_comma | is_end] == NEWLINE
+    is_time[is_time] = full
+    if (lengths[~is_time] > _MAX_INT_CHARS).any():
+        return None
+    return np.asarray(full, dtype=np.bool_)
+
+
+def _empty_frame(spec: CsvSpec) -> pd.DataFrame:
+    return _frame([], len(spec.columns), spec)
 
 
 def _exact(
@@ -314,7 +415,7 @@ def _parse_line(
         if not _INT_RE.fullmatch(field):
             report.skip(number, f"{NOT_A_NUMBER} in {name}", shown)
             return None
-        value = int(field)
+        value = _int(field)
         if value < 0 and name in spec.nonnegative:
             report.skip(number, f"{NEGATIVE} in {name}", shown)
             return None
@@ -327,6 +428,18 @@ def _parse_line(
     if len(values) < len(spec.columns):
         values.append(float("nan"))
     return values
+
+
+def _int(field: bytes) -> int:
+    """Value of a ``[+-]?[0-9]+`` field; beyond 20 digits, a stand-in as large.
+
+    ``int()`` refuses strings of more than 4300 digits (CVE-2020-10735), and
+    no column holds a number of more than 19.
+    """
+    digits = field.lstrip(b"+-").lstrip(b"0")
+    if len(digits) <= 20:
+        return int(field)
+    return -(10**20) if field.startswith(b"-") else 10**20
 
 
 def _parse_last_line(
