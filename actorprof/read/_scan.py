@@ -40,7 +40,7 @@ from ._fastscan import (
     CompactBlock,
     compact_block,
 )
-from ._report import FileReport
+from ._report import MAX_TEXT, FileReport
 
 __all__ = [
     "CsvSpec",
@@ -116,9 +116,13 @@ def line_blocks(
     Yields ``(block, False)`` for text ending with a line end, and finally
     ``(rest, True)`` when the file (or the ``limit`` bytes read) does not end
     with one. Counts the bytes read in ``report.bytes_read``.
+
+    Linear in the file size whatever its lines' lengths: each byte read is
+    searched for a line end once and copied into a block once (a file of
+    NUL bytes, one endless line, used to be re-copied at every read).
     """
     left = limit
-    carry = b""
+    pending: list[bytes] = []  # text read since the last line end
     while left is None or left > 0:
         data = handle.read(block_bytes if left is None else min(block_bytes, left))
         if not data:
@@ -126,15 +130,23 @@ def line_blocks(
         if left is not None:
             left -= len(data)
         report.bytes_read += len(data)
-        data = carry + data
-        end = data.rfind(b"\n")
+        end = _last_line_end(data)
         if end < 0:
-            carry = data
+            pending.append(data)
             continue
-        carry = data[end + 1 :]
-        yield data[: end + 1], False
-    if carry:
-        yield carry, True
+        block = _join([*pending, data[: end + 1]]) if pending else data[: end + 1]
+        pending = [data[end + 1 :]] if end + 1 < len(data) else []
+        yield block, False
+    if pending:
+        yield _join(pending), True
+
+
+def _last_line_end(data: bytes) -> int:
+    return data.rfind(b"\n")
+
+
+def _join(pieces: list[bytes]) -> bytes:
+    return b"".join(pieces)
 
 
 def file_blocks(path: Path, report: FileReport, block_bytes: int) -> Iterator[tuple[bytes, bool]]:
@@ -387,7 +399,7 @@ def _parse_line(
     if not text.strip():
         report.lines_blank += 1
         return None
-    shown = text.decode("utf-8", "replace")
+    shown = shown_text(text)
     if b"\x00" in text:
         report.skip(number, NUL_BYTES, shown)
         return None
@@ -430,6 +442,12 @@ def _parse_line(
     return values
 
 
+def shown_text(text: bytes) -> str:
+    """The start of a line as text, enough for a message (which cuts at 120
+    characters): decoding a whole 1 GB line of NUL bytes would cost seconds."""
+    return text[: 4 * (MAX_TEXT + 8)].decode("utf-8", "replace")
+
+
 def _int(field: bytes) -> int:
     """Value of a ``[+-]?[0-9]+`` field; beyond 20 digits, a stand-in as large.
 
@@ -466,7 +484,7 @@ def parse_last_line(
         report.lines_blank += 1
         return _frame([], len(spec.columns), spec), None
     if not complete and _TRACE_PREFIX_RE.fullmatch(text):
-        report.skip(number, CUT_LINE, text.decode("utf-8", "replace"))
+        report.skip(number, CUT_LINE, shown_text(text))
         return _frame([], len(spec.columns), spec), None
     return _exact(raw + b"\n", number, spec, report)
 
