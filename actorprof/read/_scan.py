@@ -33,10 +33,10 @@ import pandas as pd
 from ..errors import TraceFormatError
 from ._fastscan import (
     COMMA,
-    DIGIT,
     DOT,
+    MINUS,
     NEWLINE,
-    SIGN,
+    PLUS,
     CompactBlock,
     compact_block,
 )
@@ -258,7 +258,7 @@ def _fast(block: bytes, spec: CsvSpec) -> tuple[pd.DataFrame, CompactBlock] | No
     compact = compact_block(block)
     if compact is None:
         return None
-    full = _check_structure(compact.classes, spec)
+    full = _check_structure(compact.data, spec)
     if full is None:
         return None
     if not len(full):
@@ -317,7 +317,7 @@ class _ParseDtypes(dict[tuple[str, ...], dict[str, type]]):
 _PARSE_DTYPES = _ParseDtypes()
 
 
-def _check_structure(classes: np.ndarray, spec: CsvSpec) -> np.ndarray | None:
+def _check_structure(data: np.ndarray, spec: CsvSpec) -> np.ndarray | None:
     """Whether each line of a compact block has the grammar's shape.
 
     Returns, per line, whether it has the time field (None: some line breaks
@@ -326,20 +326,18 @@ def _check_structure(classes: np.ndarray, spec: CsvSpec) -> np.ndarray | None:
     character; a sign starts a field and precedes a digit or a dot; a dot,
     at most one per line, lies in the time field next to a digit.
     """
-    at = np.flatnonzero(classes != DIGIT)
-    kinds = classes[at]
-    padded = np.concatenate(([NEWLINE], classes, [NEWLINE]))
-    before, after = padded[at], padded[at + 2]
-    is_comma, is_end = kinds == COMMA, kinds == NEWLINE
-    is_sign, is_dot = kinds == SIGN, kinds == DOT
-    bad = is_comma & ((before != DIGIT) | ~np.isin(after, (DIGIT, SIGN, DOT)))
-    bad |= is_end & (before != DIGIT) & (before != DOT)
-    bad |= is_sign & (
-        ((before != COMMA) & (before != NEWLINE)) | ((after != DIGIT) & (after != DOT))
-    )
-    bad |= is_dot & (
-        ((before != DIGIT) & (after != DIGIT)) | ((after != DIGIT) & (after != NEWLINE))
-    )
+    at = np.flatnonzero(data < 48)
+    kinds = data[at]
+    framed = np.concatenate(([NEWLINE], data, [NEWLINE])).astype(np.uint8)
+    before, after = framed[at], framed[at + 2]
+    is_comma, is_end, is_dot = kinds == COMMA, kinds == NEWLINE, kinds == DOT
+    is_sign = (kinds == PLUS) | (kinds == MINUS)
+    digit_before, digit_after = before >= 48, after >= 48
+    sign_after = (after == PLUS) | (after == MINUS)
+    bad = is_comma & (~digit_before | ~(digit_after | sign_after | (after == DOT)))
+    bad |= is_end & ~digit_before & (before != DOT)
+    bad |= is_sign & (((before != COMMA) & (before != NEWLINE)) | (~digit_after & (after != DOT)))
+    bad |= is_dot & ((~digit_before & ~digit_after) | (~digit_after & (after != NEWLINE)))
     if bad.any():
         return None
     commas = np.cumsum(is_comma)
