@@ -55,6 +55,7 @@ __all__ = [
     "LOGICAL_INT_COLUMNS",
     "MAIN_MAILBOX",
     "MAX_MSG_BYTES",
+    "MAX_OVERALL_VALUE",
     "MAX_PAPI_COUNTERS",
     "OVERALL_COLUMNS",
     "OVERALL_COUNT_COLUMNS",
@@ -171,6 +172,12 @@ def papi_pe_columns(counters: tuple[str, ...] = DEFAULT_PAPI_COUNTERS) -> tuple[
     )
     return ("pe", "main_lines", "messages", "main_sends", "proc_sends", *per_counter)
 
+
+#: Largest magnitude of a cycle count or count read from ``overall.txt``:
+#: 2^59 cycles is over 3 years at 5 GHz, so a larger value is corruption; the
+#: bound keeps T_COMM = T_sends + T_wait - T_PROC, T_TOTAL and the consistency
+#: checks within int64 (two 1.8e19-scale values used to overflow them).
+MAX_OVERALL_VALUE: Final = 2**59
 
 #: Overall profile (``overall.txt``), one row per (label, run, PE).
 OVERALL_KEY_COLUMNS: Final = ("label", "run", "pe")

@@ -303,6 +303,39 @@ ROWS: list[Row] = [
         ],
         code=1,
     ),
+    # --- issue 12: number grammar, harmless variations, compressed files -------------
+    *each_logical_command(
+        "logical_number_forms",
+        {
+            "PE0_send.csv": (4, 0, {"not a number in dst_pe": 1}),
+            "PE1_send.csv": (4, 0, {"not a number in dst_pe": 4}),
+            "PE2_send.csv": (3, 0, {"not a number in src_node": 1}),
+            "PE3_send.csv": (4, 0, {"number too large for dst_pe (int32)": 1}),
+        },
+        [
+            "logical_number_forms/PE0_send.csv:5: not a number in dst_pe: "
+            "'0, 0, 0, 1e3, 8, 1795245597.031595'",
+            "logical_number_forms/PE2_send.csv:1: not a number in src_node: "
+            "'\\ufeff0, 2, 0, 0, 16, 1700000000.000000'",
+            "logical_number_forms/PE3_send.csv:5: number too large for dst_pe (int32)",
+        ],
+        absent=["1001"],
+    ),
+    *each_logical_command(
+        "logical_variations",
+        {"PE0_send.csv": (8, 1, {}), "PE1_send.csv": (4, 0, {})},
+        [],
+        absent=["warning"],
+    ),
+    *each_logical_command(
+        "logical_gzip",
+        {"PE0_send.csv": (4, 0, {})},
+        [
+            f"warning: not read: 1 compressed PE file(s) in {BAD}/logical_gzip: PE1_send.csv.gz "
+            "(actorprof reads plain text; decompress them, e.g. with gunzip, and rerun; their "
+            "PEs count as PEs that wrote nothing)"
+        ],
+    ),
     # --- PAPI trace -----------------------------------------------------------------
     Row(
         "papi-papi_cut_last",
@@ -454,6 +487,28 @@ ROWS: list[Row] = [
             f"(10 fields) line (first: {fields(1, '10')}: 'PAPI_start failed')."
         ],
     ),
+    Row(
+        "papi-papi_number_forms",
+        argv("papi", "papi_number_forms"),
+        0,
+        [
+            "papi_number_forms/PE0_PAPI.csv:3: not a number in num_sends: "
+            "'0, 0, 0, 0, 0, -1, 1e9, 1000, 400, 1700000001.000009'",
+            "papi_number_forms/PE0_PAPI.csv: no MAIN line (mailbox -1)",
+            "sends issued: 5 from MAIN",
+        ],
+        {
+            "PE0_PAPI.csv": (2, 0, {"not a number in num_sends": 1}),
+            "PE1_PAPI.csv": (3, 0, {}),
+        },
+    ),
+    Row(
+        "papi-papi_flipped_byte",
+        argv("papi", "papi_flipped_byte"),
+        0,
+        [f"papi_flipped_byte/PE0_PAPI.csv:1: {fields(11, '10')}"],
+        {"PE0_PAPI.csv": (2, 0, {fields(11, "10"): 1}), "PE1_PAPI.csv": (3, 0, {})},
+    ),
     # --- overall profile ------------------------------------------------------------
     Row(
         "overall-overall_cut_last",
@@ -511,7 +566,7 @@ ROWS: list[Row] = [
         [
             "overall_values/overall.txt:11: malformed profile line skipped: "
             "'histo [PE1] T_sends (count=abc): 400 cycles'",
-            "overall_values/overall.txt:12: number too large for t_process_cycles (int64) "
+            "overall_values/overall.txt:12: number too large for t_process_cycles (max 2^59) "
             "skipped: 'histo [PE1] T_process (count=2): 99999999999999999999 cycles'",
             "overall_values/overall.txt:13: number too large for tcomm_main_frac skipped",
         ],
@@ -521,7 +576,7 @@ ROWS: list[Row] = [
                 0,
                 {
                     MALFORMED: 1,
-                    "number too large for t_process_cycles (int64)": 1,
+                    "number too large for t_process_cycles (max 2^59)": 1,
                     "number too large for tcomm_main_frac": 1,
                 },
             )
@@ -578,6 +633,37 @@ ROWS: list[Row] = [
             "overall profile 'Run 1': 2 PE(s), longest T_TOTAL 1,510 cycles",
         ],
         {"overall.txt": (32, 0, {})},
+    ),
+    Row(
+        "overall-overall_terminal",
+        argv("overall", "overall_terminal"),
+        0,
+        ["overall profile 'histo': 2 PE(s)", "14 of 14 checks agree"],
+        {"overall.txt": (16, 1, {OUT: 1})},
+        ["warning", "labels in the profile"],
+    ),
+    Row(
+        "overall-overall_huge_values",
+        argv("overall", "overall_huge_values"),
+        0,
+        [
+            "overall_huge_values/overall.txt:12: number too large for t_wait_cycles (max 2^59) "
+            "skipped",
+            "overall_huge_values/overall.txt:14: number too large for t_sends_cycles (max 2^59) "
+            "skipped",
+        ],
+        {
+            "overall.txt": (
+                14,
+                1,
+                {
+                    OUT: 1,
+                    "number too large for t_wait_cycles (max 2^59)": 1,
+                    "number too large for t_sends_cycles (max 2^59)": 1,
+                },
+            )
+        },
+        ["disagrees"],
     ),
     # --- physical trace -------------------------------------------------------------
     Row(

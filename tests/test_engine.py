@@ -330,11 +330,15 @@ def test_tokenizer_declines_irregular_blocks() -> None:
     fast = tokenize_block(good, table, time_optional=True, has_time_column=True)
     assert fast is not None and fast.time_range == (1721412345123470, 1721412345123471)
     assert table.values.tolist() == [[0, 3, 1, 17, 16], [0, 3, 0, 2, 8]]
+    # harmless spacing is undone first (issue 12 item 14): same result
+    for spaced in (good.replace(b"\n", b"\r\n"), good.replace(b", 16,", b",16,")):
+        again = tokenize_block(spaced, table, time_optional=True, has_time_column=True)
+        assert again is not None and again.key_ids.tolist() == fast.key_ids.tolist()
+        assert again.time_range == fast.time_range
     for bad in (
-        good.replace(b"\n", b"\r\n"),
         good + b"\n",
         good.replace(b", 8,", b", -8,"),
-        good.replace(b", 16,", b",16,"),
+        good.replace(b", 16,", b", 1 6,"),
         good + b"0, 3, 0, 2, 8\n",
         good.replace(b"1721412345.123470", b"172141234.5123470"),
         good.replace(b"17, ", b"4294967296, "),

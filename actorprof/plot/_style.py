@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from numpy.typing import ArrayLike, NDArray
 
@@ -27,6 +28,7 @@ __all__ = [
     "nice_step",
     "points_per_unit",
     "reserve_margins",
+    "root_figure",
     "tick_fontsize",
 ]
 
@@ -180,6 +182,19 @@ def contrast_text_colors(rgba: ArrayLike) -> NDArray[np.str_]:
     linear = np.where(rgb <= 0.03928, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
     luminance = linear @ np.array([0.2126, 0.7152, 0.0722])
     return np.where(luminance > 0.408, "black", "white")
+
+
+def root_figure(ax: Axes) -> Figure:
+    """The top-level Figure of ``ax`` (also when ``ax`` is in a SubFigure).
+
+    ``ax.get_figure(root=True)`` needs matplotlib 3.10; ``.figure`` of a
+    Figure is itself and of a SubFigure its root figure in every version.
+    """
+    figure: Any = ax.figure
+    while figure is not None and figure.figure is not figure:
+        figure = figure.figure
+    assert isinstance(figure, Figure)
+    return figure
 
 
 def tick_fontsize(axis: Literal["x", "y"] = "x") -> float:

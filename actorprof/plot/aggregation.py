@@ -18,7 +18,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter
 
-from actorprof.plot._style import format_count, get_ax, nice_step, tick_fontsize
+from actorprof.plot._style import format_count, get_ax, nice_step, root_figure, tick_fontsize
 
 __all__ = ["ANNOTATE_MAX", "BARS_MAX", "plot_bytes_bars"]
 
@@ -151,7 +151,7 @@ def plot_bytes_bars(
 
 def _max_tick_labels(ax: Axes, n: int) -> int:
     """How many PE ids fit side by side under the Axes (at most 32)."""
-    fig_width, _ = ax.get_figure(root=True).get_size_inches()  # type: ignore[union-attr]
+    fig_width, _ = root_figure(ax).get_size_inches()
     width_pt = ax.get_position().width * fig_width * 72.0
     label_pt = 0.6 * tick_fontsize("x") * (len(str(max(n - 1, 0))) + 2)
     return max(2, min(_MAX_TICK_LABELS, int(width_pt / label_pt)))

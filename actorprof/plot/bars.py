@@ -26,6 +26,7 @@ from actorprof.plot._style import (
     get_ax,
     longest,
     nice_step,
+    root_figure,
     tick_fontsize,
 )
 
@@ -353,7 +354,6 @@ def _fitting_labels(ax: Axes, n: int, chars: int) -> int:
 
 def _bar_points(ax: Axes, n: int) -> float:
     """Width of one bar slot in points, for the Axes' current size (before layout)."""
-    figure = ax.get_figure(root=True)
-    assert figure is not None
+    figure = root_figure(ax)
     width_in = ax.get_position(original=True).width * float(figure.get_size_inches()[0])
     return width_in * 72.0 / max(n, 1)

@@ -19,6 +19,7 @@ from ._report import ReadReport
 __all__ = [
     "TraceFile",
     "check_input_path",
+    "compressed_pe_files",
     "find_pe_files",
     "format_ranges",
     "pe_trace_files",
@@ -34,6 +35,8 @@ _LOOKED_FOR = {
     "papi": "PE<i>_PAPI.csv (or PE<i>_papi.csv, PE<i>_<phase>_PAPI.csv)",
 }
 _DEFAULT = ""  # phase key of the unnamed files
+#: Suffixes of compressed copies of trace files (``PE1_send.csv.gz``): not read.
+_COMPRESSED = re.compile(r"(?P<name>.+)\.(?P<suffix>gz|bz2|xz|zst|lz4|zip)")
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,15 @@ def find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
             chosen[pe] = replace(previous, shadowed=(*previous.shadowed, found.path))
     if not phases:
         also = ""
+        compressed = compressed_pe_files(candidates, kind)
+        if compressed:
+            more = " ..." if len(compressed) > 3 else ""
+            names = ", ".join(p.name for p in compressed[:3]) + more
+            raise NoTraceError(
+                f"{path}: no uncompressed trace file found; {names} "
+                f"{'is' if len(compressed) == 1 else 'are'} compressed, and actorprof reads "
+                "plain text: decompress them first (e.g. with gunzip) and rerun."
+            )
         if folders:
             names = ", ".join(p.name for p in folders[:3]) + (" ..." if len(folders) > 3 else "")
             also = f" ({names} {'is a folder' if len(folders) == 1 else 'are folders'}, not a file)"
@@ -113,6 +125,36 @@ def find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
             "Is this the folder the traced program ran in?"
         )
     return {k: [v[pe] for pe in sorted(v)] for k, v in sorted(phases.items())}
+
+
+def compressed_pe_files(candidates: list[Path], kind: str) -> list[Path]:
+    """The files among ``candidates`` that are compressed per-PE files of ``kind``."""
+    pattern = _PATTERNS[kind]
+    found = []
+    for candidate in candidates:
+        match = _COMPRESSED.fullmatch(candidate.name)
+        if match is not None and pattern.fullmatch(match["name"]):
+            found.append(candidate)
+    return found
+
+
+def _warn_compressed(path: Path, kind: str, report: ReadReport) -> None:
+    """Say which compressed PE files of a folder are not read."""
+    if not path.is_dir():
+        return
+    try:
+        candidates = sorted(p for p in path.iterdir() if p.is_file())
+    except OSError:
+        return  # the listing already worked once; nothing more to say
+    compressed = compressed_pe_files(candidates, kind)
+    if compressed:
+        names = ", ".join(p.name for p in compressed[:5]) + (" ..." if len(compressed) > 5 else "")
+        _warn(
+            report,
+            f"not read: {len(compressed)} compressed PE file(s) in {path}: {names} "
+            "(actorprof reads plain text; decompress them, e.g. with gunzip, and rerun; "
+            "their PEs count as PEs that wrote nothing)",
+        )
 
 
 def check_input_path(path: Path) -> None:
@@ -296,6 +338,7 @@ def pe_trace_files(
 ) -> list[TraceFile]:
     """The per-PE files of ``kind`` a read would use: found, phase chosen, PEs checked."""
     files = select_phase(find_pe_files(path, kind), phase, report)
+    _warn_compressed(path, kind, report)
     check_pe_files(files, num_pes, report)
     report.files_planned = len(files)
     report.bytes_planned = sum(_size(f.path) for f in files)

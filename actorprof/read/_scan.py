@@ -25,13 +25,22 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 import pandas as pd
 
 from ..errors import TraceFormatError
-from ._report import FileReport
+from ._fastscan import (
+    COMMA,
+    DOT,
+    MINUS,
+    NEWLINE,
+    PLUS,
+    CompactBlock,
+    compact_block,
+)
+from ._report import MAX_TEXT, FileReport
 
 __all__ = [
     "CsvSpec",
@@ -110,9 +119,13 @@ def line_blocks(
     Yields ``(block, False)`` for text ending with a line end, and finally
     ``(rest, True)`` when the file (or the ``limit`` bytes read) does not end
     with one. Counts the bytes read in ``report.bytes_read``.
+
+    Linear in the file size whatever its lines' lengths: each byte read is
+    searched for a line end once and copied into a block once (a file of
+    NUL bytes, one endless line, used to be re-copied at every read).
     """
     left = limit
-    carry = b""
+    pending: list[bytes] = []  # text read since the last line end
     while left is None or left > 0:
         data = handle.read(block_bytes if left is None else min(block_bytes, left))
         if not data:
@@ -120,15 +133,23 @@ def line_blocks(
         if left is not None:
             left -= len(data)
         report.bytes_read += len(data)
-        data = carry + data
-        end = data.rfind(b"\n")
+        end = _last_line_end(data)
         if end < 0:
-            carry = data
+            pending.append(data)
             continue
-        carry = data[end + 1 :]
-        yield data[: end + 1], False
-    if carry:
-        yield carry, True
+        block = _join([*pending, data[: end + 1]]) if pending else data[: end + 1]
+        pending = [data[end + 1 :]] if end + 1 < len(data) else []
+        yield block, False
+    if pending:
+        yield _join(pending), True
+
+
+def _last_line_end(data: bytes) -> int:
+    return data.rfind(b"\n")
+
+
+def _join(pieces: list[bytes]) -> bytes:
+    return b"".join(pieces)
 
 
 def file_blocks(
@@ -203,11 +224,15 @@ def parse_block(
     Returns the frame and the line number of each row, or None when the
     rows are the block's lines in order (``first_line``, ``first_line + 1``...).
     """
-    frame = _fast(block, spec)
-    if frame is None:
+    fast = _fast(block, spec)
+    if fast is None:
         return _exact(block, first_line, spec, report)
+    frame, compact = fast
     report.lines_read += len(frame)
-    return frame, None
+    if compact.kept is None:
+        return frame, None
+    report.lines_blank += compact.blank
+    return frame, first_line + compact.kept
 
 
 def apply_check(
@@ -226,45 +251,131 @@ def apply_check(
         raise TraceFormatError(message, path=path, line=line)
 
 
-def _fast(block: bytes, spec: CsvSpec) -> pd.DataFrame | None:
-    """Parse a block with the C engine; None when the result cannot be trusted."""
-    n_lines = block.count(b"\n")
-    commas = block.count(b",")
-    if commas == n_lines * (spec.max_fields - 1):
-        full = True
-    elif spec.optional_last and commas == n_lines * (spec.min_fields - 1):
-        full = False
-    else:
+def _fast(block: bytes, spec: CsvSpec) -> tuple[pd.DataFrame, CompactBlock] | None:
+    """Parse a block with the C engine; None when the exact path must decide.
+
+    The block is first reduced to its compact form (:func:`compact_block`:
+    no blanks around fields, no blank lines) and its structure is checked
+    against the line grammar byte by byte, vectorised: every field a
+    ``[+-]?[0-9]+`` integer of at most 18 characters (so int64 never
+    overflows) but the time field, a decimal ``[+-]?([0-9]+.?[0-9]*|.[0-9]+)``;
+    the C engine then only converts text the grammar accepts. Values are
+    range-checked in int64 before the cast to the column dtypes, never cast
+    blindly (pandas < 3 wraps int32 overflow silently).
+    """
+    compact = compact_block(block)
+    if compact is None:
         return None
+    full = _check_structure(compact.data, spec)
+    if full is None:
+        return None
+    if not len(full):
+        return _empty_frame(spec), compact
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             frame = pd.read_csv(
-                io.BytesIO(block),
+                io.BytesIO(compact.data.tobytes()),
                 header=None,
                 names=list(spec.columns),
-                dtype=spec.dtypes,
+                dtype=_PARSE_DTYPES[spec.columns],
                 sep=",",
-                skipinitialspace=True,
                 quoting=csv.QUOTE_NONE,
                 index_col=False,
                 engine="c",
                 na_filter=True,
+                **_FLOAT_PRECISION,
             )
     except (ValueError, OverflowError, pd.errors.ParserError, Warning):
         return None
-    if len(frame) != n_lines:  # blank lines were dropped: need exact numbering
+    if len(frame) != len(full):
         return None
-    for name in spec.nonnegative:
-        if (frame[name].to_numpy() < 0).any():
+    data: dict[str, np.ndarray] = {}
+    for name in spec.columns[:-1]:
+        values = frame[name].to_numpy()
+        low = 0 if name in spec.nonnegative else int(np.iinfo(spec.dtypes[name]).min)  # type: ignore[type-var]
+        if len(values) and (int(values.min()) < low or int(values.max()) > spec.limit(name)):
             return None
-    for name, bound in spec.maxima:
-        if (frame[name].to_numpy() > bound).any():
-            return None
-    last = frame[spec.columns[-1]].to_numpy()
-    if full and not np.isfinite(last).all():
+        data[name] = values.astype(spec.dtypes[name])
+    time = frame[spec.columns[-1]].to_numpy(dtype=np.float64)
+    if not np.isfinite(time[full]).all() or not np.isnan(time[~full]).all():
         return None
-    return frame
+    data[spec.columns[-1]] = time
+    return pd.DataFrame(data, columns=list(spec.columns)), compact
+
+
+#: Longest integer field the fast path converts: 18 digits always fit int64.
+_MAX_INT_CHARS = 18
+#: Correctly rounded floats on every pandas (the default is only since pandas 3).
+_FLOAT_PRECISION: dict[str, Any] = (
+    {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+)
+
+
+class _ParseDtypes(dict[tuple[str, ...], dict[str, type]]):
+    """Columns -> the dtypes read by the C engine: int64 and float64 only."""
+
+    def __missing__(self, columns: tuple[str, ...]) -> dict[str, type]:
+        dtypes: dict[str, type] = {name: np.int64 for name in columns[:-1]}
+        dtypes[columns[-1]] = np.float64
+        self[columns] = dtypes
+        return dtypes
+
+
+_PARSE_DTYPES = _ParseDtypes()
+
+
+def _check_structure(data: np.ndarray, spec: CsvSpec) -> np.ndarray | None:
+    """Whether each line of a compact block has the grammar's shape.
+
+    Returns, per line, whether it has the time field (None: some line breaks
+    the grammar). Only the non-digit bytes are looked at, with their
+    neighbours: a comma follows a digit and precedes a field's first
+    character; a sign starts a field and precedes a digit or a dot; a dot,
+    at most one per line, lies in the time field next to a digit.
+    """
+    at = np.flatnonzero(data < 48)
+    kinds = data[at]
+    framed = np.concatenate(([NEWLINE], data, [NEWLINE])).astype(np.uint8)
+    before, after = framed[at], framed[at + 2]
+    is_comma, is_end, is_dot = kinds == COMMA, kinds == NEWLINE, kinds == DOT
+    is_sign = (kinds == PLUS) | (kinds == MINUS)
+    digit_before, digit_after = before >= 48, after >= 48
+    sign_after = (after == PLUS) | (after == MINUS)
+    bad = is_comma & (~digit_before | ~(digit_after | sign_after | (after == DOT)))
+    bad |= is_end & ~digit_before & (before != DOT)
+    bad |= is_sign & (((before != COMMA) & (before != NEWLINE)) | (~digit_after & (after != DOT)))
+    bad |= is_dot & ((~digit_before & ~digit_after) | (~digit_after & (after != NEWLINE)))
+    if bad.any():
+        return None
+    commas = np.cumsum(is_comma)
+    per_line = np.diff(commas[is_end], prepend=0)
+    full = per_line == spec.max_fields - 1
+    if not full.all() and not (
+        spec.optional_last and (per_line[~full] == spec.min_fields - 1).all()
+    ):
+        return None
+    if is_dot.any():
+        line_of = np.cumsum(is_end) - is_end
+        dot_lines = line_of[is_dot]
+        if (
+            not full[dot_lines].all()
+            or (commas[is_dot] != commas[is_end][dot_lines]).any()
+            or np.bincount(dot_lines).max() > 1
+        ):
+            return None  # a dot in an integer field, or two in one field
+    # field lengths: the integer fields are those not ending a full line
+    seps = at[is_comma | is_end]
+    lengths = np.diff(seps, prepend=-1) - 1
+    is_time = kinds[is_comma | is_end] == NEWLINE
+    is_time[is_time] = full
+    if (lengths[~is_time] > _MAX_INT_CHARS).any():
+        return None
+    return np.asarray(full, dtype=np.bool_)
+
+
+def _empty_frame(spec: CsvSpec) -> pd.DataFrame:
+    return _frame([], len(spec.columns), spec)
 
 
 def _exact(
@@ -294,7 +405,7 @@ def _parse_line(
     if not text.strip():
         report.lines_blank += 1
         return None
-    shown = text.decode("utf-8", "replace")
+    shown = shown_text(text)
     if b"\x00" in text:
         report.skip(number, NUL_BYTES, shown)
         return None
@@ -322,7 +433,7 @@ def _parse_line(
         if not _INT_RE.fullmatch(field):
             report.skip(number, f"{NOT_A_NUMBER} in {name}", shown)
             return None
-        value = int(field)
+        value = _int(field)
         if value < 0 and name in spec.nonnegative:
             report.skip(number, f"{NEGATIVE} in {name}", shown)
             return None
@@ -335,6 +446,24 @@ def _parse_line(
     if len(values) < len(spec.columns):
         values.append(float("nan"))
     return values
+
+
+def shown_text(text: bytes) -> str:
+    """The start of a line as text, enough for a message (which cuts at 120
+    characters): decoding a whole 1 GB line of NUL bytes would cost seconds."""
+    return text[: 4 * (MAX_TEXT + 8)].decode("utf-8", "replace")
+
+
+def _int(field: bytes) -> int:
+    """Value of a ``[+-]?[0-9]+`` field; beyond 20 digits, a stand-in as large.
+
+    ``int()`` refuses strings of more than 4300 digits (CVE-2020-10735), and
+    no column holds a number of more than 19.
+    """
+    digits = field.lstrip(b"+-").lstrip(b"0")
+    if len(digits) <= 20:
+        return int(field)
+    return -(10**20) if field.startswith(b"-") else 10**20
 
 
 def _parse_last_line(
@@ -361,7 +490,7 @@ def parse_last_line(
         report.lines_blank += 1
         return _frame([], len(spec.columns), spec), None
     if not complete and _TRACE_PREFIX_RE.fullmatch(text):
-        report.skip(number, CUT_LINE, text.decode("utf-8", "replace"))
+        report.skip(number, CUT_LINE, shown_text(text))
         return _frame([], len(spec.columns), spec), None
     return _exact(raw + b"\n", number, spec, report)
 

@@ -43,6 +43,7 @@ import pandas as pd
 
 from ..errors import ActorProfWarning, TraceFormatError, UsageError
 from ..schema import (
+    MAX_OVERALL_VALUE,
     OVERALL_COLUMNS,
     OVERALL_COUNT_COLUMNS,
     OVERALL_CYCLE_COLUMNS,
@@ -51,7 +52,7 @@ from ..schema import (
 )
 from ._files import stdout_file
 from ._report import MAX_TEXT, FileReport, ReadReport
-from ._scan import NUL_BYTES
+from ._scan import DEFAULT_BLOCK_BYTES, NUL_BYTES, line_blocks, shown_text
 
 __all__ = [
     "CUT_LINE",
@@ -71,7 +72,6 @@ PROGRAM_OUTPUT = "program output"
 MALFORMED = "malformed profile line"
 CUT_LINE = "last line cut (no line end; the job was probably killed)"
 TOO_LARGE = "number too large"
-_INT64 = (-(2**63), 2**63 - 1)
 
 _INT = r"([+-]?[0-9]+)"
 _NUM = r"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
@@ -96,6 +96,8 @@ _TCOMM_FRACS = "T_MAIN/T_TOTAL,T_COMM/T_TOTAL,T_PROC/T_TOTAL"
 _FRAC_VALUE = re.compile(_NUM)
 _INT_VALUE = re.compile(_INT)
 _COMPLETE_FRAC = re.compile(r".*[0-9]\.[0-9]{6}")
+#: Terminal escape sequences (colours: CSI ``ESC [ ... m``; titles: OSC).
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 
 #: Line kind -> the frame columns it fills, in order of its numbers.
 LINE_KINDS: dict[str, tuple[str, ...]] = {
@@ -194,12 +196,12 @@ def _parse_body(body: str) -> tuple[str, tuple[object, ...]] | None:
 
 
 def _too_large(kind: str, numbers: tuple[object, ...]) -> str | None:
-    """The skip reason when a value does not fit its column (int64, finite float)."""
+    """The skip reason when a value is out of range (|value| <= 2^59, finite float)."""
     for column, value in zip(LINE_KINDS[kind], numbers, strict=True):
         if isinstance(value, bool):
             continue
-        if isinstance(value, int) and not _INT64[0] <= value <= _INT64[1]:
-            return f"{TOO_LARGE} for {column} (int64)"
+        if isinstance(value, int) and not -MAX_OVERALL_VALUE <= value <= MAX_OVERALL_VALUE:
+            return f"{TOO_LARGE} for {column} (max 2^59)"
         if isinstance(value, float) and not math.isfinite(value):
             return f"{TOO_LARGE} for {column}"
     return None
@@ -221,6 +223,7 @@ def read_overall(
     *,
     num_pes: int | None = None,
     report: ReadReport | None = None,
+    block_bytes: int = DEFAULT_BLOCK_BYTES,
 ) -> pd.DataFrame:
     """Read an overall profile (``overall.txt``) into one row per (label, run, PE).
 
@@ -237,6 +240,8 @@ def read_overall(
         are skipped under ``program output`` or ``malformed profile line``.
         When None, warnings and malformed lines (not program output) are
         announced with :class:`ActorProfWarning`.
+    block_bytes
+        Size of the text blocks read at once (memory stays bounded by it).
 
     Returns
     -------
@@ -273,7 +278,7 @@ def read_overall(
     path = overall_file(path_or_dir)
     file_report = FileReport(str(path))
     report.files.append(file_report)
-    rows, problems = _scan(path, file_report, num_pes)
+    rows, problems = _scan(path, file_report, num_pes, block_bytes)
     if not file_report.lines_read and file_report.skipped.keys() == {NUL_BYTES}:
         raise TraceFormatError(
             f"only NUL bytes in this file ({file_report.bytes_read:,} bytes): its data was "
@@ -292,11 +297,12 @@ def read_overall(
             "Was the program built with -DENABLE_TCOMM_PROFILING, and is this its stdout?",
             path=path,
         )
-    for number, reason, text in problems[:_MAX_PROBLEM_WARNINGS]:
+    for number, reason, text in problems.first:
         shown = text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "..."
         report.warn(f"{path}:{number}: {reason} skipped: {shown!r}")
-    if len(problems) > _MAX_PROBLEM_WARNINGS:
-        report.warn(f"{path}: {len(problems) - _MAX_PROBLEM_WARNINGS} more profile line(s) skipped")
+    if problems.count > _MAX_PROBLEM_WARNINGS:
+        more = problems.count - _MAX_PROBLEM_WARNINGS
+        report.warn(f"{path}: {more} more profile line(s) skipped")
     frame = _to_frame(rows)
     _warn_incomplete(frame, report, path)
     if own:
@@ -305,58 +311,106 @@ def read_overall(
     return frame
 
 
+@dataclass
+class _Problems:
+    """Profile lines that could not be read: the first few kept, all counted."""
+
+    first: list[tuple[int, str, str]] = field(default_factory=list)
+    count: int = 0
+
+    def add(self, number: int, reason: str, text: str) -> None:
+        self.count += 1
+        if len(self.first) < _MAX_PROBLEM_WARNINGS:
+            self.first.append((number, reason, text))
+
+
 def _scan(
-    path: Path, file_report: FileReport, num_pes: int | None
-) -> tuple[_Rows, list[tuple[int, str, str]]]:
+    path: Path, file_report: FileReport, num_pes: int | None, block_bytes: int
+) -> tuple[_Rows, _Problems]:
+    """Read the file in blocks of whole lines (memory bounded by the block size)."""
     rows = _Rows()
-    problems: list[tuple[int, str, str]] = []
+    problems = _Problems()
+    number = 0
     try:
         with open(path, "rb") as handle:
-            data = handle.read()
+            for block, last in line_blocks(handle, file_report, block_bytes):
+                pieces = block.split(b"\n")
+                if not last:
+                    pieces.pop()  # the block ends with a line end
+                for raw in pieces:
+                    number += 1
+                    _scan_line(raw, number, not last, rows, problems, file_report, num_pes, path)
     except OSError as exc:
         raise TraceFormatError(f"cannot read: {exc.strerror}", path=path) from exc
-    file_report.bytes_read = len(data)
-    pieces = data.split(b"\n")
-    last = pieces.pop()  # text after the last line end ("" when the file ends with one)
-    numbered = [(i + 1, p, True) for i, p in enumerate(pieces)]
-    if last:
-        numbered.append((len(pieces) + 1, last, False))
-    for number, raw, ended in numbered:
-        text = raw.rstrip(b"\r").decode("utf-8", "replace")
-        if not text.strip():
-            file_report.lines_blank += 1
-            continue
-        match = _LINE.fullmatch(text) if "[PE" in text else None
-        word = _WORD.match(match["body"]) if match else None
-        if match is None or word is None:
-            if "\x00" in text:  # NUL bytes are no one's output: never-written data
-                file_report.skip(number, NUL_BYTES, text)
-                problems.append((number, NUL_BYTES, text))
-            else:
-                file_report.skip(number, PROGRAM_OUTPUT, text)
-            continue
-        parsed = _parse_body(match["body"])
-        if parsed is None or (not ended and not _complete(parsed[0], match["body"])):
-            reason = MALFORMED if ended else CUT_LINE
-            file_report.skip(number, reason, text)
-            problems.append((number, reason, text))
-            continue
-        too_large = _too_large(*parsed)
-        if too_large is not None:
-            file_report.skip(number, too_large, text)
-            problems.append((number, too_large, text))
-            continue
-        pe = int(match["pe"])
-        if num_pes is not None and pe >= num_pes:
-            raise TraceFormatError(
-                f"PE {pe} but --num-pes is {num_pes}. "
-                "Pass the run's real PE count (or omit --num-pes to infer it).",
-                path=path,
-                line=number,
-            )
-        rows.add(match["label"].strip(), pe, parsed[0], parsed[1])
-        file_report.lines_read += 1
     return rows, problems
+
+
+def _scan_line(
+    raw: bytes,
+    number: int,
+    ended: bool,
+    rows: _Rows,
+    problems: _Problems,
+    file_report: FileReport,
+    num_pes: int | None,
+    path: Path,
+) -> None:
+    raw = raw.rstrip(b"\r")
+    if not raw.strip():
+        file_report.lines_blank += 1
+        return
+    if b"[PE" not in raw:  # most of a stdout: no need to decode it
+        if b"\x00" in raw:  # NUL bytes are no one's output: never-written data
+            text = shown_text(raw)
+            file_report.skip(number, NUL_BYTES, text)
+            problems.add(number, NUL_BYTES, text)
+        else:
+            file_report.skip(number, PROGRAM_OUTPUT, shown_text(raw))
+        return
+    text = raw.decode("utf-8", "replace")
+    match = _LINE.fullmatch(_visible(text))
+    word = _WORD.match(match["body"]) if match else None
+    if match is None or word is None:
+        if "\x00" in text:
+            file_report.skip(number, NUL_BYTES, text)
+            problems.add(number, NUL_BYTES, text)
+        else:
+            file_report.skip(number, PROGRAM_OUTPUT, text)
+        return
+    parsed = _parse_body(match["body"])
+    if parsed is None or (not ended and not _complete(parsed[0], match["body"])):
+        reason = MALFORMED if ended else CUT_LINE
+        file_report.skip(number, reason, text)
+        problems.add(number, reason, text)
+        return
+    too_large = _too_large(*parsed)
+    if too_large is not None:
+        file_report.skip(number, too_large, text)
+        problems.add(number, too_large, text)
+        return
+    pe = int(match["pe"])
+    if num_pes is not None and pe >= num_pes:
+        raise TraceFormatError(
+            f"PE {pe} but --num-pes is {num_pes}. "
+            "Pass the run's real PE count (or omit --num-pes to infer it).",
+            path=path,
+            line=number,
+        )
+    rows.add(match["label"].strip(), pe, parsed[0], parsed[1])
+    file_report.lines_read += 1
+
+
+def _visible(text: str) -> str:
+    """What a terminal shows of a line: no ANSI escape codes, and after a
+    carriage return the text written over it (a progress bar that the
+    profile line overwrote is not part of its label)."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if "\r" in text:
+        parts = text.split("\r")
+        profile = [p for p in parts if "[PE" in p]
+        text = profile[-1] if profile else parts[-1]
+    return text
 
 
 def _to_frame(rows: _Rows) -> pd.DataFrame:

@@ -7,10 +7,13 @@ mailbox's ``process`` (the PROC region), plus one line for the MAIN region
     src_node, src_pe, dst_node, dst_pe, msg_bytes, mailbox, num_sends,
     <counter 1>, ..., <counter k>, time_s
 
-with 1 <= k <= 4 counter columns. ``k`` is taken from the field count of the
-first good line of the run (the first line of integers ending with a decimal
-number, 9 to 12 fields); every line of every file must then have that many
-fields, others are skipped and counted. The time column is not optional.
+with 1 <= k <= 4 counter columns. ``k`` is sniffed from the heads of the
+files: a good line is a line of integers ending with a decimal number (9 to
+12 fields); each file votes for the field count most common among its first
+good lines, and the run takes the count most files vote for (one damaged
+line cannot decide; a file voting otherwise is named in a warning). Every
+line of every file must then have that many fields, others are skipped and
+counted. The time column is not optional.
 
 Counter names: ``counters`` names the counter columns in order (default
 ``PAPI_TOT_INS, PAPI_LST_INS``). A file with more counter columns than names
@@ -23,6 +26,7 @@ names were meant for another trace).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from os import PathLike
 from pathlib import Path
@@ -58,6 +62,7 @@ _INT = re.compile(rb"[+-]?[0-9]+")
 _FLOAT = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _COMPLETE_TIME = re.compile(rb",\s*[0-9]+\.[0-9]{6}\s*\r?$")
 _SNIFF_BYTES = 1 << 16
+_SNIFF_LINES = 256
 _NAME = re.compile(r"[^\s,]+")
 
 
@@ -159,31 +164,59 @@ def papi_spec(counters: tuple[str, ...]) -> CsvSpec:
     )
 
 
-def _sniff_counters(files: list[TraceFile]) -> int | None:
-    """Counter columns of the first good line of the run (None: no good line)."""
+def _sniff_counters(files: list[TraceFile], report: ReadReport) -> int | None:
+    """Counter columns of the run (None: no good line in any file's head).
+
+    Each file votes for the field count most common among the good lines of
+    its head (so one damaged line cannot decide), and the run takes the
+    count most files vote for (then the most lines). A file that votes
+    otherwise is named in a warning: its lines of another width are skipped.
+    """
+    votes: Counter[int] = Counter()
+    lines: Counter[int] = Counter()
+    own: dict[Path, int] = {}
     for trace_file in files:
-        try:
-            with open(trace_file.path, "rb") as handle:
-                head = handle.read(_SNIFF_BYTES)
-        except OSError as exc:
-            raise TraceFormatError(f"cannot open: {exc.strerror}", path=trace_file.path) from exc
-        lines = head.split(b"\n")
-        last = lines.pop()  # no line end: cut by the block, or by a killed job
-        if len(head) < _SNIFF_BYTES and _COMPLETE_TIME.search(last):
-            lines.append(last)
-        for line in lines:
-            fields = [f.strip() for f in line.rstrip(b"\r").split(b",")]
-            if not _MIN_FIELDS <= len(fields) <= _MAX_FIELDS:
-                continue
-            # printf %lf always writes a decimal point: a line of integers is not trusted
-            time = fields[-1]
-            if (
-                b"." in time
-                and _FLOAT.fullmatch(time)
-                and all(_INT.fullmatch(f) for f in fields[:-1])
-            ):
-                return len(fields) - len(PAPI_BASE_COLUMNS) - 1
-    return None
+        counts = _head_counter_counts(trace_file.path)
+        if counts:
+            mode = max(counts, key=lambda k: (counts[k], -k))
+            own[trace_file.path] = mode
+            votes[mode] += 1
+            lines.update(counts)
+    if not votes:
+        return None
+    run = max(votes, key=lambda k: (votes[k], lines[k], -k))
+    for path, mode in own.items():
+        if mode != run:
+            report.warn(
+                f"{path}: its lines have {mode} counter column(s) "
+                f"({len(PAPI_BASE_COLUMNS) + mode + 1} fields), the run's {run} "
+                f"({len(PAPI_BASE_COLUMNS) + run + 1} fields): its lines of another width "
+                "are skipped (a file of another run?)"
+            )
+    return run
+
+
+def _head_counter_counts(path: Path) -> Counter[int]:
+    """How many good lines of each counter count the head of the file holds."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+    except OSError as exc:
+        raise TraceFormatError(f"cannot open: {exc.strerror}", path=path) from exc
+    lines = head.split(b"\n")
+    last = lines.pop()  # no line end: cut by the block, or by a killed job
+    if len(head) < _SNIFF_BYTES and _COMPLETE_TIME.search(last):
+        lines.append(last)
+    counts: Counter[int] = Counter()
+    for line in lines[:_SNIFF_LINES]:
+        fields = [f.strip() for f in line.rstrip(b"\r").split(b",")]
+        if not _MIN_FIELDS <= len(fields) <= _MAX_FIELDS:
+            continue
+        # printf %lf always writes a decimal point: a line of integers is not trusted
+        time = fields[-1]
+        if b"." in time and _FLOAT.fullmatch(time) and all(_INT.fullmatch(f) for f in fields[:-1]):
+            counts[len(fields) - len(PAPI_BASE_COLUMNS) - 1] += 1
+    return counts
 
 
 def _pe_limit(num_pes: int | None) -> RowCheck | None:
@@ -259,7 +292,7 @@ def iter_papi(
     check_counter_names(counters)  # fail on bad names before touching files
     files = papi_files(path, phase=phase, num_pes=num_pes, report=report)
     report.num_pes = num_pes
-    n_counters = _sniff_counters(files)
+    n_counters = _sniff_counters(files, report)
     names = papi_counter_names(
         n_counters if n_counters is not None else len(check_counter_names(counters)), counters
     )

@@ -1,0 +1,268 @@
+"""Differential properties: every fast path reads exactly what the exact path reads.
+
+Blocks are built from trace-like pieces plus the forms that once slipped
+through the pandas C engine (``1e3``, ``2.0``, ``2.``, ``.0``, ``2e0``, a
+UTF-8 BOM, 4294967297, int64 overflow, CRLF, tabs, blank lines). For each
+block, the pandas fast path (when it accepts the block) and the numpy
+tokenizer (when it accepts) must give the frame, the line numbers and the
+line accounting of the line-by-line parser.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from actorprof.read._fastscan import KeyTable, tokenize_block
+from actorprof.read._report import FileReport
+from actorprof.read._scan import _exact, _fast, parse_block
+from actorprof.read.logical import LOGICAL_SPEC
+from actorprof.read.papi import papi_spec
+
+PAPI_SPEC = papi_spec(("PAPI_TOT_INS", "PAPI_LST_INS"))
+SPECS = {"logical": LOGICAL_SPEC, "papi": PAPI_SPEC}
+
+NUMBERS = st.sampled_from(
+    [
+        b"0",
+        b"1",
+        b"7",
+        b"16",
+        b"+3",
+        b"-1",
+        b"-0",
+        b"007",
+        b"2147483647",
+        b"2147483648",
+        b"4294967296",
+        b"4294967297",
+        b"9223372036854775807",
+        b"9223372036854775808",
+        b"18446744073709551617",
+        b"123456789012345678",
+        b"1e3",
+        b"2e0",
+        b"2.0",
+        b"2.",
+        b".0",
+        b".",
+        b"+",
+        b"-",
+        b"",
+        b"1.5",
+        b"1 2",
+        b"\xef\xbb\xbf0",
+        b"\x00",
+        b"nan",
+        b"1795245597.031595",
+        b"+.5",
+        b"-1.25",
+        b"1.2.3",
+        b"1e999",
+        b"0x1",
+    ]
+)
+TIMES = st.one_of(
+    NUMBERS,
+    st.builds(
+        lambda a, b: b"%d.%06d" % (a, b),
+        st.integers(0, 2**34),
+        st.integers(0, 999_999),
+    ),
+)
+BLANKS = st.sampled_from([b"", b"", b" ", b"  ", b"\t", b" \t", b"\r"])
+ENDS = st.sampled_from([b"\n", b"\n", b"\r\n", b" \n", b"\t\r\n"])
+
+
+@st.composite
+def lines(draw: st.DrawFn, n_fields: int) -> bytes:
+    kind = draw(st.integers(0, 9))
+    if kind == 0:
+        return draw(st.sampled_from([b"", b"  ", b"\t", b"\r", b"# header", b"\xef\xbb\xbf"]))
+    count = draw(st.sampled_from([n_fields, n_fields, n_fields, n_fields - 1, n_fields + 1]))
+    fields = [draw(st.sampled_from([b"0", b"1", b"3", b"16"]) | NUMBERS) for _ in range(count - 1)]
+    fields.append(draw(TIMES))
+    out = b""
+    for i, field in enumerate(fields):
+        if i:
+            out += draw(BLANKS) + b"," + draw(st.sampled_from([b" ", b" ", b"", b"\t", b"  "]))
+        out += field
+    return draw(BLANKS) + out
+
+
+@st.composite
+def blocks(draw: st.DrawFn, n_fields: int) -> bytes:
+    body = draw(st.lists(lines(n_fields), min_size=1, max_size=12))
+    return b"".join(line + draw(ENDS) for line in body)
+
+
+@st.composite
+def canonical_blocks(draw: st.DrawFn, n_fields: int) -> bytes:
+    """printf lines with at most one odd field, so the fast paths accept many."""
+    good = st.sampled_from([b"0", b"1", b"3", b"16", b"1024"])
+    seconds = draw(
+        st.sampled_from([st.integers(1_700_000_000, 1_700_000_100), st.integers(0, 2**34)])
+    )
+    time = st.builds(lambda a, b: b"%d.%06d" % (a, b), seconds, st.integers(0, 10**6 - 1))
+    n_lines = draw(st.integers(1, 12))
+    rows = [[*(draw(good) for _ in range(n_fields - 1)), draw(time)] for _ in range(n_lines)]
+    if draw(st.booleans()):
+        row = draw(st.integers(0, n_lines - 1))
+        rows[row][draw(st.integers(0, n_fields - 1))] = draw(NUMBERS)
+    if draw(st.integers(0, 3)) == 0:
+        rows[draw(st.integers(0, n_lines - 1))].pop()  # a 5-field (untimed) line
+    sep = draw(st.sampled_from([b", ", b", ", b",", b" , ", b",\t"]))
+    end = draw(ENDS)
+    out = b"".join(sep.join(row) + end for row in rows)
+    if draw(st.integers(0, 3)) == 0:
+        out = out.replace(end, end + b"\n", 1)  # a blank line
+    return out
+
+
+def exact(block: bytes, spec_name: str, first_line: int = 1) -> tuple[object, ...]:
+    report = FileReport("x")
+    frame, line_numbers = _exact(block, first_line, SPECS[spec_name], report)
+    return frame, line_numbers, report
+
+
+def assert_same_frame(got: pd.DataFrame, want: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(
+        got.reset_index(drop=True), want.reset_index(drop=True), check_exact=True
+    )
+
+
+def check_pandas_path(block: bytes, spec_name: str) -> None:
+    spec = SPECS[spec_name]
+    want, want_lines, want_report = exact(block, spec_name, 5)
+    fast = _fast(block, spec)
+    if fast is not None:
+        frame, compact = fast
+        assert want_report.lines_skipped == 0, want_report.skipped  # type: ignore[attr-defined]
+        assert_same_frame(frame, want)  # type: ignore[arg-type]
+        kept = np.arange(compact.n_lines) if compact.kept is None else compact.kept
+        np.testing.assert_array_equal(5 + kept, want_lines)  # type: ignore[arg-type]
+        assert compact.blank == want_report.lines_blank  # type: ignore[attr-defined]
+    # and through the public entry point, whichever path it takes
+    report = FileReport("x")
+    frame, line_numbers = parse_block(block, 5, spec, report)
+    assert_same_frame(frame, want)  # type: ignore[arg-type]
+    numbers = 5 + np.arange(len(frame)) if line_numbers is None else line_numbers
+    np.testing.assert_array_equal(numbers, want_lines)  # type: ignore[arg-type]
+    assert (report.lines_read, report.lines_blank, report.skipped) == (
+        want_report.lines_read,  # type: ignore[attr-defined]
+        want_report.lines_blank,  # type: ignore[attr-defined]
+        want_report.skipped,  # type: ignore[attr-defined]
+    )
+
+
+def check_tokenizer(block: bytes) -> None:
+    spec = LOGICAL_SPEC
+    table = KeyTable(5, tuple(spec.limit(c) for c in spec.columns[:-1]))
+    fast = tokenize_block(block, table, time_optional=True, has_time_column=True)
+    if fast is None:
+        return
+    want, want_lines, want_report = exact(block, "logical")
+    assert want_report.lines_skipped == 0 and want_report.lines_blank == 0  # type: ignore[attr-defined]
+    values = table.values[fast.key_ids]
+    frame = pd.DataFrame(
+        {name: values[:, i].astype(spec.dtypes[name]) for i, name in enumerate(spec.columns[:-1])}
+    )
+    frame["time_s"] = (
+        np.full(len(values), np.nan) if fast.micros is None else fast.micros / 1_000_000
+    )
+    assert_same_frame(frame, want)  # type: ignore[arg-type]
+    np.testing.assert_array_equal(1 + np.arange(len(frame)), want_lines)  # type: ignore[arg-type]
+
+
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@SETTINGS
+@given(st.one_of(blocks(6), canonical_blocks(6)))
+def test_logical_pandas_path_equals_exact_path(block: bytes) -> None:
+    check_pandas_path(block, "logical")
+
+
+@SETTINGS
+@given(st.one_of(blocks(10), canonical_blocks(10)))
+def test_papi_pandas_path_equals_exact_path(block: bytes) -> None:
+    check_pandas_path(block, "papi")
+
+
+@SETTINGS
+@given(st.one_of(canonical_blocks(6), blocks(6)))
+def test_tokenizer_equals_exact_path(block: bytes) -> None:
+    check_tokenizer(block)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200).map(lambda b: b + b"\n"))
+def test_any_bytes_same_on_every_path(block: bytes) -> None:
+    check_pandas_path(block, "logical")
+    check_tokenizer(block)
+
+
+# The forms of issue 12 item 1: each is skipped on every path, whatever the
+# lines around it (a clean neighbour used to send the block to pandas).
+CLEAN = b"0, 1, 0, 2, 8, 1795245597.031595\n"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        b"0, 0, 0, 1e3, 8, 1795245597.031595\n",
+        b"0, 0, 0, 2.0, 8, 1795245597.031595\n",
+        b"0, 0, 0, 2., 8, 1795245597.031595\n",
+        b"0, 0, 0, .0, 8, 1795245597.031595\n",
+        b"0, 0, 0, 2e0, 8, 1795245597.031595\n",
+        b"\xef\xbb\xbf0, 0, 0, 2, 8, 1795245597.031595\n",
+        b"0, 0, 0, 4294967297, 8, 1795245597.031595\n",
+        b"0, 0, 0, 9223372036854775808, 8, 1795245597.031595\n",
+    ],
+)
+def test_non_grammar_forms_are_skipped_on_every_path(bad: bytes) -> None:
+    for block in (CLEAN * 3 + bad, CLEAN + b"\n" + bad, bad, bad.replace(b"\n", b"\r\n")):
+        report = FileReport("x")
+        frame, _ = parse_block(block, 1, LOGICAL_SPEC, report)
+        assert report.lines_skipped == 1, (block, report.skipped)
+        assert (frame["dst_pe"] < 1000).all()
+        table = KeyTable(5, tuple(LOGICAL_SPEC.limit(c) for c in LOGICAL_SPEC.columns[:-1]))
+        assert tokenize_block(block, table, time_optional=True, has_time_column=True) is None
+
+
+def test_papi_main_line_with_exponent_is_skipped() -> None:
+    good = b"0, 5, 0, 0, 16, 0, 0, 122, 48, 1718051234.000035\n"
+    main = b"0, 0, 0, 0, 0, -1, 1e9, 91234567, 30411522, 1718051236.500000\n"
+    report = FileReport("x")
+    frame, _ = parse_block(good * 4 + main, 1, PAPI_SPEC, report)
+    assert report.skipped == {"not a number in num_sends": 1}
+    assert (frame["num_sends"] < 10**9).all()
+
+
+def test_wrapping_dst_pe_is_too_large_on_the_fast_path() -> None:
+    """pandas < 3 wraps 4294967297 to 1 in an int32 column: never cast."""
+    block = CLEAN * 3 + b"0, 0, 0, 4294967297, 8, 1795245597.031595\n"
+    report = FileReport("x")
+    frame, _ = parse_block(block, 1, LOGICAL_SPEC, report)
+    assert report.skipped == {"number too large for dst_pe (int32)": 1}
+    assert frame["dst_pe"].tolist() == [2, 2, 2]
+
+
+def test_variations_take_the_fast_paths() -> None:
+    """CRLF, trailing blanks, tabs and blank lines no longer force the slow path."""
+    clean = CLEAN * 50
+    for block in (
+        clean.replace(b"\n", b"\r\n"),
+        clean.replace(b"\n", b"  \n"),
+        clean.replace(b", ", b",\t"),
+        clean.replace(b", ", b","),
+    ):
+        table = KeyTable(5, tuple(LOGICAL_SPEC.limit(c) for c in LOGICAL_SPEC.columns[:-1]))
+        assert tokenize_block(block, table, time_optional=True, has_time_column=True) is not None
+        assert _fast(block, LOGICAL_SPEC) is not None
+    blank = clean.replace(CLEAN * 10, CLEAN * 10 + b"\n")
+    fast = _fast(blank, LOGICAL_SPEC)
+    assert fast is not None and fast[1].blank == 5
