@@ -12,7 +12,9 @@ from __future__ import annotations
 import functools
 import sys
 import traceback
+import warnings
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -27,6 +29,10 @@ if TYPE_CHECKING:
     from .kinds.logical import Level, Metric
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: Largest PE count an option may name: per-PE tables cost O(N) memory, and
+#: 2^24 PEs is 256 times the largest machines HClib-Actor runs on.
+MAX_PES = 1 << 24
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -87,7 +93,7 @@ def _common_options(func: F, formats: tuple[str, ...]) -> F:
     options = [
         click.option(
             "--num-pes",
-            type=click.IntRange(min=1),
+            type=click.IntRange(min=1, max=MAX_PES),
             default=None,
             metavar="N",
             help="PEs in the run: checks the trace against it (missing PE files, "
@@ -232,7 +238,11 @@ def handle_errors(func: F) -> F:
 
         verbose = bool(kwargs.get("verbose"))
         try:
-            return func(*args, **kwargs)
+            with warnings.catch_warnings():
+                if kwargs.get("quiet"):
+                    # -q: nothing on stderr but errors, numpy's and matplotlib's warnings too
+                    warnings.simplefilter("ignore")
+                return func(*args, **kwargs)
         except ActorProfError as exc:
             if verbose:
                 traceback.print_exc(file=sys.stderr)
@@ -248,6 +258,11 @@ def handle_errors(func: F) -> F:
             raise click.exceptions.Exit(130) from exc
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except BrokenProcessPool as exc:
+            raise click.ClickException(
+                "a worker process died (killed by the system, most often for memory): "
+                "rerun with fewer --jobs, or on a node with more memory"
+            ) from exc
         except MemoryError as exc:
             raise click.ClickException(
                 "out of memory; try a machine with more memory or fewer PEs at a time"
@@ -718,7 +733,7 @@ def pes_per_node_option(func: F) -> F:
     return click.option(
         "--pes-per-node",
         "pes_per_node",
-        type=click.IntRange(min=1),
+        type=click.IntRange(min=1, max=MAX_PES),
         default=None,
         metavar="K",
         help="PEs per node (node = pe // K): node matrices and the Conveyors 2D-mesh check.",
@@ -819,7 +834,7 @@ Examples:
 )
 @click.option(
     "--buffer-bytes",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=2**40),
     default=10_000,
     show_default=True,
     metavar="BYTES",

@@ -160,7 +160,7 @@ def test_bad_input_is_reported_not_fatal(data: Path, tmp_path: Path) -> None:
     ("args", "code", "message"),
     [
         (["nope-dir"], 2, "does not exist"),
-        (["{data}/logical_small", "--num-pes", "0"], 2, "0 is not in the range x>=1"),
+        (["{data}/logical_small", "--num-pes", "0"], 2, "0 is not in the range 1<=x<=16777216"),
         (["{data}/logical_small", "--metric", "size"], 2, "'size' is not one of"),
         # no trace in the folder nor in its subfolders
         (
@@ -249,3 +249,48 @@ def test_ctrl_c_exits_130_without_traceback(
     code, out, err = run("logical", str(data / "logical_small"), "-o", str(tmp_path))
     assert code == 130 and out == ""
     assert "interrupted" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--num-pes", "1000000000"],
+        ["--num-pes", "99999999999999999999"],
+    ],
+)
+def test_absurd_pe_counts_are_usage_errors(data: Path, tmp_path: Path, args: list[str]) -> None:
+    code, out, err = run("logical", str(data / "logical_small"), *args, "-o", str(tmp_path))
+    assert code == 2 and out == "" and "not in the range" in err
+
+
+def test_quiet_silences_library_warnings(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import warnings
+
+    import actorprof.kinds.logical as logical
+
+    real = logical.write_logical
+
+    def noisy(*args: object, **kwargs: object) -> None:
+        warnings.warn("Matplotlib is building the font cache", UserWarning, stacklevel=1)
+        real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(logical, "write_logical", noisy)
+    code, out, err = run("logical", str(data / "logical_small"), "-q", "-o", str(tmp_path))
+    assert code == 0 and out and err == ""
+
+
+def test_a_killed_worker_is_a_clear_error(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concurrent.futures.process import BrokenProcessPool
+
+    import actorprof.kinds.logical as logical
+
+    def killed(*args: object, **kwargs: object) -> None:
+        raise BrokenProcessPool("A process in the process pool was terminated abruptly")
+
+    monkeypatch.setattr(logical, "logical_view", killed)
+    code, out, err = run("logical", str(data / "logical_small"), "-o", str(tmp_path))
+    assert code == 1 and out == "" and "a worker process died" in err and "Traceback" not in err
