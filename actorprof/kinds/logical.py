@@ -51,6 +51,8 @@ __all__ = [
 ]
 
 Level = Literal["pe", "node"]
+#: Caption end of the pooled panel of each block's largest pair.
+LARGEST_PAIR = "largest pair"
 Metric = Literal["count", "bytes"]
 
 
@@ -147,7 +149,7 @@ class LogicalView:
         pooled = pool_pairs(self.pairs, self.num_pes, block, column)
         return [
             (pooled.sum, f"blocks of {block} PEs: sum"),
-            (pooled.max, f"blocks of {block} PEs: largest pair"),
+            (pooled.max, f"blocks of {block} PEs: {LARGEST_PAIR}"),
         ]
 
     def loads(self, metric: Metric = "count", level: Level = "pe") -> pd.DataFrame:
@@ -558,6 +560,8 @@ def write_logical(
         plot_heatmap(
             matrix,
             ax=ax,
+            # sums of block maxima mean nothing: totals beside the block sums only
+            totals=not caption.endswith(LARGEST_PAIR),
             log=log_scale,
             value_label=value_label,
             title=f"Logical {value_label} {unit} x {unit}{selfs}"
