@@ -487,4 +487,4 @@ def test_subprocess_python_m(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
-    assert len(done.stdout.splitlines()) == 6
+    assert len(done.stdout.splitlines()) == 7  # with physical_pairs.csv
