@@ -65,6 +65,7 @@ _EXPORTS = {
     "mesh_fit": "analyze",
     "physical_matrices": "analyze",
     "physical_node_matrices": "analyze",
+    "physical_pairs": "analyze",
     "physical_pe_totals": "analyze",
     "actual_layout": "analyze",
     "aggregation_factor": "analyze",
@@ -188,6 +189,7 @@ if TYPE_CHECKING:  # pragma: no cover
         mesh_fit,
         physical_matrices,
         physical_node_matrices,
+        physical_pairs,
         physical_pe_totals,
     )
     from .analyze.timeline import send_timeline

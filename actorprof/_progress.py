@@ -36,21 +36,30 @@ def track(
     *,
     planned: Callable[[], tuple[int, int]],
     done: Callable[[], tuple[int, int]],
+    every_s: float = 0.1,
 ) -> Iterator[T]:
     """Yield ``items``, telling ``progress`` how far the read is after each.
 
     ``planned()`` (bytes, files) is asked once the first item has come (a
-    reader lists its files when it starts), ``done()`` after every item.
+    reader lists its files when it starts), ``done()`` after an item at most
+    every ``every_s`` seconds, and after the last: ``done()`` may cost a
+    pass over the files read, and a run has tens of thousands of files.
     """
     if progress is None:
         yield from items
         return
     begun = False
+    last = 0.0
     for item in items:
         if not begun:
             progress.begin(*planned())
             begun = True
         yield item
+        now = time.monotonic()
+        if now - last >= every_s:
+            progress.update(*done())
+            last = now
+    if begun:
         progress.update(*done())
 
 

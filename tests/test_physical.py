@@ -400,6 +400,7 @@ def test_cli_physical_on_the_real_example(tmp_path: Path) -> None:
         "physical_violin.png",
         "physical_counts.csv",
         "physical_bytes.csv",
+        "physical_pairs.csv",
         "physical_node_counts.csv",
         "physical_node_bytes.csv",
         "physical_pes.csv",
@@ -415,6 +416,16 @@ def test_cli_physical_on_the_real_example(tmp_path: Path) -> None:
     assert nbytes.loc["nonblock_send"].to_numpy().sum() == 2_726_712
     pes = pd.read_csv(tmp_path / "physical_pes.csv", index_col="pe")
     assert pes["buffers_sent"].sum() == 808
+    # the long links table holds the same numbers as the dense CSVs
+    links = pd.read_csv(tmp_path / "physical_pairs.csv")
+    assert list(links.columns) == ["send_type", "src_pe", "dst_pe", "buffers", "bytes"]
+    assert (links["buffers"] > 0).all()
+    for send_type in SEND_TYPES:
+        one = links[links["send_type"] == send_type]
+        dense = counts.loc[send_type].to_numpy()
+        assert one["buffers"].sum() == dense.sum() and len(one) == np.count_nonzero(dense)
+        cells = dense[one["src_pe"].to_numpy(), one["dst_pe"].to_numpy()]
+        np.testing.assert_array_equal(cells, one["buffers"].to_numpy())
     summary = json.loads((tmp_path / "physical_summary.json").read_text())
     assert summary["options"]["send_types"] == list(SEND_TYPES)
     assert summary["mesh_fit"]["fits"] is True
@@ -476,4 +487,4 @@ def test_subprocess_python_m(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
-    assert len(done.stdout.splitlines()) == 6
+    assert len(done.stdout.splitlines()) == 7  # with physical_pairs.csv

@@ -36,6 +36,7 @@ from .physical import (
     mesh_fit,
     physical_matrices,
     physical_node_matrices,
+    physical_pairs,
     physical_pe_totals,
 )
 
@@ -67,6 +68,7 @@ __all__ = [
     "pe_totals",
     "physical_matrices",
     "physical_node_matrices",
+    "physical_pairs",
     "physical_pe_totals",
     "pop_efficiencies",
     "time_breakdown",

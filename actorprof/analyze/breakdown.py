@@ -98,7 +98,10 @@ def papi_regions(
     """
     chunks = [data] if isinstance(data, pd.DataFrame) else data
     partials = []
+    pending: list[pd.DataFrame] = []  # small chunks (one per file) grouped together
+    pending_rows = 0
     running = 0.0  # float shadow of the largest column total: int64 sums wrap silently
+    value_columns: list[str] = []
     for chunk in chunks:
         if counters is None:
             counters = counter_names(chunk)
@@ -109,10 +112,13 @@ def papi_regions(
                 "PAPI counter totals exceed 64-bit integers: the trace holds implausible "
                 "counter values (corrupted lines?). Check the PAPI files' counter columns."
             )
-        grouped = chunk.groupby(_KEYS, sort=False)
-        part = grouped[value_columns].sum()
-        part.insert(0, "lines", grouped.size())
-        partials.append(part)
+        pending.append(chunk[[*_KEYS, *value_columns]])
+        pending_rows += len(chunk)
+        if pending_rows >= _GROUP_ROWS or len(pending) >= _GROUP_CHUNKS:
+            partials.append(_region_sums(pending, value_columns))
+            pending, pending_rows = [], 0
+    if pending:
+        partials.append(_region_sums(pending, value_columns))
     if counters is None:
         counters = tuple(DEFAULT_PAPI_COUNTERS)
     if not partials:
@@ -127,6 +133,19 @@ def papi_regions(
 
 
 _INT64_SAFE = float(2**62)
+#: Chunks are summed in groups of this many rows or chunks: a groupby costs
+#: milliseconds however small its input, and a run has a file per PE.
+_GROUP_ROWS = 1 << 18
+_GROUP_CHUNKS = 1024
+
+
+def _region_sums(chunks: list[pd.DataFrame], value_columns: list[str]) -> pd.DataFrame:
+    """Lines and ``value_columns`` summed per (dst_pe, mailbox) over ``chunks``."""
+    frame = chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True)
+    grouped = frame.groupby(_KEYS, sort=False)
+    part = grouped[value_columns].sum()
+    part.insert(0, "lines", grouped.size())
+    return part
 
 
 def _empty_regions(counters: tuple[str, ...]) -> pd.DataFrame:

@@ -19,7 +19,15 @@ import numpy as np
 import pandas as pd
 
 from ..schema import BUFFER_SEND_TYPES, PHYSICAL_PE_TABLE_COLUMNS, SEND_TYPES
-from .matrix import CommAccumulator, CommMatrices, node_matrix, pe_totals
+from .matrix import (
+    DENSE_MAX_PES,
+    CommAccumulator,
+    CommMatrices,
+    dense_matrix,
+    int_bincount,
+    node_pairs_matrix,
+    pe_totals,
+)
 
 __all__ = [
     "MESH_RULE",
@@ -32,6 +40,7 @@ __all__ = [
     "pe_node_map",
     "physical_matrices",
     "physical_node_matrices",
+    "physical_pairs",
     "physical_pe_totals",
 ]
 
@@ -107,33 +116,59 @@ class PhysicalMatrices:
         """Send types with at least one line, in :data:`SEND_TYPES` order."""
         return [t for t in SEND_TYPES if self.by_type[t].messages]
 
+    def pairs(self, send_type: str | None = None) -> pd.DataFrame:
+        """Non-zero links of one type: ``src_pe``, ``dst_pe``, ``buffers``, ``bytes``.
+
+        None: all types together, ``buffers`` of local_send + nonblock_send
+        and ``bytes`` of all three (as :meth:`buffers` and :meth:`bytes`).
+        """
+        if send_type is not None:
+            pairs = self.by_type[check_send_type(send_type)].pairs
+            return pairs.rename(columns={"messages": "buffers"})
+        parts = [self.by_type[t].pairs for t in SEND_TYPES]
+        src = np.concatenate([p["src_pe"].to_numpy() for p in parts])
+        dst = np.concatenate([p["dst_pe"].to_numpy() for p in parts])
+        buffers = np.concatenate(
+            [
+                p["messages"].to_numpy() * (t in BUFFER_SEND_TYPES)
+                for t, p in zip(SEND_TYPES, parts, strict=True)
+            ]
+        )
+        nbytes = np.concatenate([p["bytes"].to_numpy() for p in parts])
+        keys, inverse = np.unique((src << 32) | dst, return_inverse=True)
+        inverse = inverse.ravel()
+        return pd.DataFrame(
+            {
+                "src_pe": keys >> 32,
+                "dst_pe": keys & 0xFFFFFFFF,
+                "buffers": int_bincount(inverse, buffers, len(keys)),
+                "bytes": int_bincount(inverse, nbytes, len(keys)),
+            }
+        )
+
     def buffers(self, send_type: str | None = None) -> pd.DataFrame:
-        """PE x PE calls of one type; None: buffers (local_send + nonblock_send)."""
-        return self._sum("counts", send_type, BUFFER_SEND_TYPES)
+        """PE x PE calls of one type; None: buffers (local_send + nonblock_send).
+
+        Dense: at most :data:`~actorprof.analyze.matrix.DENSE_MAX_PES` PEs.
+        """
+        return dense_matrix(self.pairs(send_type), self.num_pes, "buffers")
 
     def bytes(self, send_type: str | None = None) -> pd.DataFrame:
-        """PE x PE bytes of one type; None: bytes of all three types."""
-        return self._sum("bytes", send_type, SEND_TYPES)
-
-    def _sum(self, what: str, send_type: str | None, default: tuple[str, ...]) -> pd.DataFrame:
-        types = default if send_type is None else (check_send_type(send_type),)
-        frames: list[pd.DataFrame] = [getattr(self.by_type[t], what) for t in types]
-        total = frames[0].copy()
-        for frame in frames[1:]:
-            total += frame
-        return total
+        """PE x PE bytes of one type; None: bytes of all three types (dense, as :meth:`buffers`)."""
+        return dense_matrix(self.pairs(send_type), self.num_pes, "bytes")
 
     def totals(self) -> dict[str, dict[str, Any]]:
         """Per send type: lines (calls), bytes, links (PE pairs), largest buffer."""
         out: dict[str, dict[str, Any]] = {}
         for t in SEND_TYPES:
-            mats = self.by_type[t]
-            counts = mats.counts.to_numpy()
+            pairs = self.by_type[t].pairs
+            diagonal = pairs["src_pe"].to_numpy() == pairs["dst_pe"].to_numpy()
+            counts = pairs["messages"].to_numpy()
             out[t] = {
                 "buffers": int(counts.sum()),
-                "bytes": int(mats.bytes.to_numpy().sum()),
+                "bytes": int(pairs["bytes"].to_numpy().sum()),
                 "links": int(np.count_nonzero(counts)),
-                "self_buffers": int(np.trace(counts)),
+                "self_buffers": int(counts[diagonal].sum()),
                 "max_buffer_bytes": self.max_buffer_bytes[t],
             }
         return out
@@ -236,21 +271,25 @@ def physical_pe_totals(mats: PhysicalMatrices) -> pd.DataFrame:
     ``buffers_*`` count local_send + nonblock_send calls; ``bytes_*`` sum all
     three types; ``self_buffers`` are buffers a PE sent to itself (self hops).
     """
-    buffers = mats.buffers().to_numpy()
-    nbytes = mats.bytes().to_numpy()
+    per_type = {t: pe_totals(mats.by_type[t]) for t in SEND_TYPES}
+    zero = np.zeros(mats.num_pes, dtype=np.int64)
+
+    def total(column: str, types: tuple[str, ...]) -> np.ndarray:
+        return sum((per_type[t][column].to_numpy() for t in types), zero)
+
     table = pd.DataFrame(
         {
             "node": mats.pe_node.to_numpy(),
-            "buffers_sent": buffers.sum(axis=1),
-            "buffers_received": buffers.sum(axis=0),
-            "bytes_sent": nbytes.sum(axis=1),
-            "bytes_received": nbytes.sum(axis=0),
-            "self_buffers": np.diagonal(buffers).copy(),
+            "buffers_sent": total("sent", BUFFER_SEND_TYPES),
+            "buffers_received": total("received", BUFFER_SEND_TYPES),
+            "bytes_sent": total("bytes_sent", SEND_TYPES),
+            "bytes_received": total("bytes_received", SEND_TYPES),
+            "self_buffers": total("self_sends", BUFFER_SEND_TYPES),
         },
         index=pd.RangeIndex(mats.num_pes, name="pe"),
     )
     for send_type in SEND_TYPES:
-        per = pe_totals(mats.by_type[send_type])
+        per = per_type[send_type]
         table[f"{send_type}_buffers_sent"] = per["sent"].to_numpy()
         table[f"{send_type}_buffers_received"] = per["received"].to_numpy()
         table[f"{send_type}_bytes_sent"] = per["bytes_sent"].to_numpy()
@@ -258,20 +297,41 @@ def physical_pe_totals(mats: PhysicalMatrices) -> pd.DataFrame:
     return table[list(PHYSICAL_PE_TABLE_COLUMNS[1:])]
 
 
+def physical_pairs(mats: PhysicalMatrices) -> pd.DataFrame:
+    """Every non-zero link of every send type, long: ``send_type``, ``src_pe``,
+    ``dst_pe``, ``buffers``, ``bytes`` (types in :data:`SEND_TYPES` order, then
+    source and destination). The exact data at any PE count."""
+    parts = []
+    for t in SEND_TYPES:
+        pairs = mats.pairs(t)
+        parts.append(pairs.assign(send_type=t)[["send_type", *pairs.columns]])
+    return pd.concat(parts, ignore_index=True)
+
+
 def physical_node_matrices(
     mats: PhysicalMatrices,
 ) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
-    """Node x node (buffers, bytes) per send type.
+    """Node x node (buffers, bytes) per send type, summed from the links.
 
     Raises
     ------
     ValueError
-        ``mats`` has no ``pes_per_node``.
+        ``mats`` has no ``pes_per_node``, or more than
+        :data:`~actorprof.analyze.matrix.DENSE_MAX_PES` nodes.
     """
     if mats.pes_per_node is None:
         raise ValueError("node matrices need pes_per_node")
+    nodes = -(-mats.num_pes // mats.pes_per_node)
+    if nodes > DENSE_MAX_PES:
+        raise ValueError(
+            f"{nodes:,} nodes is too many for dense node x node matrices "
+            f"(at most {DENSE_MAX_PES:,}); use the links table"
+        )
     return {
-        t: (node_matrix(m.counts, m.pe_node), node_matrix(m.bytes, m.pe_node))
+        t: (
+            node_pairs_matrix(m.pairs, m.pe_node, "messages"),
+            node_pairs_matrix(m.pairs, m.pe_node, "bytes"),
+        )
         for t, m in mats.by_type.items()
     }
 
@@ -326,12 +386,13 @@ def mesh_fit(mats: PhysicalMatrices, *, pes_per_node: int) -> MeshFit:
     k = pes_per_node
     violations = {}
     for send_type in SEND_TYPES:
-        counts = mats.by_type[send_type].counts.to_numpy()
-        src, dst = np.nonzero(counts)  # only the links used: fast for thousands of PEs
+        pairs = mats.by_type[send_type].pairs
+        src = pairs["src_pe"].to_numpy()
+        dst = pairs["dst_pe"].to_numpy()
         # local_send: along the row (same node); the others: along the column
         bad = src // k != dst // k if send_type == "local_send" else src % k != dst % k
         violations[send_type] = {
-            "buffers": int(counts[src[bad], dst[bad]].sum()),
+            "buffers": int(pairs["messages"].to_numpy()[bad].sum()),
             "links": int(np.count_nonzero(bad)),
         }
     return MeshFit(pes_per_node=k, num_nodes=-(-n // k) if n else 0, violations=violations)
@@ -340,4 +401,5 @@ def mesh_fit(mats: PhysicalMatrices, *, pes_per_node: int) -> MeshFit:
 def fitting_pes_per_node(mats: PhysicalMatrices) -> list[int]:
     """The divisors K of the PE count for which the trace fits a 2D mesh."""
     n = mats.num_pes
-    return [k for k in range(1, n + 1) if n % k == 0 and mesh_fit(mats, pes_per_node=k).fits]
+    divisors = np.flatnonzero(n % np.arange(1, n + 1) == 0) + 1 if n else np.zeros(0, int)
+    return [int(k) for k in divisors if mesh_fit(mats, pes_per_node=int(k)).fits]

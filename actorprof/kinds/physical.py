@@ -20,7 +20,14 @@ import pandas as pd
 from .._progress import ProgressSink, track
 from .._version import __version__
 from ..analyze.imbalance import imbalance
-from ..analyze.matrix import locality, top_pairs
+from ..analyze.matrix import (
+    DENSE_MAX_PES,
+    locality_of,
+    pool_block,
+    pool_pairs,
+    top_pairs_of,
+    window_pairs,
+)
 from ..analyze.physical import (
     MeshFit,
     PhysicalAccumulator,
@@ -30,12 +37,13 @@ from ..analyze.physical import (
     mesh_fit,
     pe_node_map,
     physical_node_matrices,
+    physical_pairs,
     physical_pe_totals,
 )
-from ..errors import UsageError
+from ..errors import ActorProfError, UsageError
 from ..read import ReadReport
 from ..read.physical import iter_physical, physical_file, program_output_lines
-from ..schema import SEND_TYPES
+from ..schema import BUFFER_SEND_TYPES, SEND_TYPES
 
 if TYPE_CHECKING:
     from ..write import Sink
@@ -102,14 +110,64 @@ class PhysicalView:
         check_send_type(send_type)
         _check_metric(metric)
         if level == "pe":
+            if self.num_pes > DENSE_MAX_PES:
+                raise ActorProfError(
+                    f"{self.path}: {self.num_pes:,} PEs is too many for a dense PE x PE "
+                    f"matrix (at most {DENSE_MAX_PES:,}); use the links table "
+                    "(physical_pairs), a PE window, or the pooled heatmap"
+                )
             mats = self.matrices.by_type[send_type]
             return mats.counts if metric == "count" else mats.bytes
         if level != "node":
             raise ValueError(f"level must be 'pe' or 'node', got {level!r}")
         if self.nodes is None:
-            raise ValueError("node matrices need pes_per_node")
+            raise ValueError(
+                "node matrices need pes_per_node"
+                if self.pes_per_node is None
+                else f"node matrices are built for at most {DENSE_MAX_PES:,} nodes"
+            )
         counts, nbytes = self.nodes[send_type]
         return counts if metric == "count" else nbytes
+
+    def pairs(self) -> pd.DataFrame:
+        """Every non-zero link of every send type (:func:`physical_pairs`)."""
+        return physical_pairs(self.matrices)
+
+    def heatmap_panels(
+        self,
+        send_type: str,
+        metric: Metric = "count",
+        *,
+        pes: tuple[int, int] | None = None,
+        max_cells: int = 512,
+    ) -> list[tuple[pd.DataFrame, str]]:
+        """What a heatmap of one send type shows: (matrix, caption) panels.
+
+        Up to DENSE_MAX_PES PEs, and for a window ``pes=(first, last)``, the
+        PE x PE matrix. Beyond, blocks of PEs (whole nodes when the node size
+        allows) pooled to at most ``max_cells`` per side, two panels: block
+        sums, and the largest single link of each block.
+        """
+        check_send_type(send_type)
+        _check_metric(metric)
+        column = "messages" if metric == "count" else "bytes"
+        pairs = self.matrices.by_type[send_type].pairs
+        if pes is not None:
+            first, last = pes
+            if last >= self.num_pes:
+                raise ActorProfError(
+                    f"PE window {first}-{last} is beyond the trace's {self.num_pes} PEs "
+                    f"(0-{self.num_pes - 1})"
+                )
+            return [(window_pairs(pairs, first, last, column), f"PEs {first}-{last}")]
+        if self.num_pes <= DENSE_MAX_PES:
+            return [(self.matrix(send_type, metric), "")]
+        block = pool_block(self.num_pes, max_cells=max_cells, pes_per_node=self.pes_per_node)
+        pooled = pool_pairs(pairs, self.num_pes, block, column)
+        return [
+            (pooled.sum, f"blocks of {block} PEs: sum"),
+            (pooled.max, f"blocks of {block} PEs: largest link"),
+        ]
 
     def loads(
         self, send_types: Iterable[str] | None = None, metric: Metric = "count"
@@ -137,8 +195,8 @@ class PhysicalView:
         for values in totals.values():
             n = values["buffers"]
             values["avg_buffer_bytes"] = values["bytes"] / n if n else None
-        all_buffers = int(mats.buffers().to_numpy().sum())
-        all_bytes = int(mats.bytes().to_numpy().sum())
+        all_buffers = sum(totals[t]["buffers"] for t in BUFFER_SEND_TYPES)
+        all_bytes = sum(totals[t]["bytes"] for t in SEND_TYPES)
         totals["all"] = {
             "buffers": all_buffers,
             "bytes": all_bytes,
@@ -157,18 +215,23 @@ class PhysicalView:
             }
         top_links = {}
         for t in self.types_shown():
-            counts = mats.by_type[t].counts
-            pairs = top_pairs(counts, top)
-            nbytes = mats.by_type[t].bytes.to_numpy()
+            links = mats.by_type[t].pairs
+            pairs = top_pairs_of(links, top)
+            keyed = links.set_index(["src_pe", "dst_pe"])["bytes"]
+            nbytes = keyed.reindex(
+                pd.MultiIndex.from_arrays([pairs["src_pe"], pairs["dst_pe"]])
+            ).to_numpy()
             top_links[t] = [
                 {
                     "src_pe": int(src),
                     "dst_pe": int(dst),
                     "buffers": int(value),
-                    "bytes": int(nbytes[int(src), int(dst)]),
+                    "bytes": int(size),
                     "share": float(share),
                 }
-                for src, dst, value, share in pairs.itertuples(index=False)
+                for (src, dst, value, share), size in zip(
+                    pairs.itertuples(index=False), nbytes, strict=True
+                )
             ]
         report = self.report.to_dict()
         return {
@@ -186,7 +249,7 @@ class PhysicalView:
             "locality": (
                 None
                 if self.pes_per_node is None
-                else {t: locality(mats.by_type[t].counts, mats.pe_node) for t in SEND_TYPES}
+                else {t: locality_of(mats.by_type[t].pairs, mats.pe_node) for t in SEND_TYPES}
             ),
             "imbalance": metrics,
             "top_links": top_links,
@@ -297,7 +360,13 @@ def _derive(mats: PhysicalMatrices, report: ReadReport, *, path: str) -> Physica
                 "the last node is partial"
             )
         fit = mesh_fit(mats, pes_per_node=pes_per_node)
-        nodes = physical_node_matrices(mats)
+        if fit.num_nodes <= DENSE_MAX_PES:
+            nodes = physical_node_matrices(mats)
+        else:
+            report.note(
+                f"{fit.num_nodes:,} nodes: no node x node matrices beyond {DENSE_MAX_PES:,} "
+                "nodes (the links table has every pair)"
+            )
         if not fit.fits:
             report.warn(_fit_line(fit) + f" ({fit.rule})")
     return PhysicalView(
@@ -390,6 +459,19 @@ def stacked(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
 _MAX_WIDTH_INCHES = 20.0
 
 
+def _shared_vmax(values: list[np.ndarray]) -> tuple[float, float] | None:
+    """(cells, totals) tops of panels drawn on one colour scale; None when all empty."""
+    cells_top = max(float(np.nanmax(v, initial=0.0)) for v in values)
+    totals_top = max(
+        max(
+            float(np.nansum(v, axis=1).max(initial=0.0)),
+            float(np.nansum(v, axis=0).max(initial=0.0)),
+        )
+        for v in values
+    )
+    return (cells_top, totals_top) if cells_top > 0 else None
+
+
 def write_physical(
     view: PhysicalView,
     out: Sink,
@@ -411,26 +493,20 @@ def write_physical(
 
     value_label = "buffers" if metric == "count" else "bytes"
     n = view.num_pes
-    matrices = [view.matrix(send_type, metric) for send_type in types]
-    # the panels are compared: one colour scale for all (cells, totals)
-    values = [m.to_numpy(dtype=np.float64) for m in matrices]
-    cells_top = max(float(np.nanmax(v, initial=0.0)) for v in values)
-    totals_top = max(
-        max(
-            float(np.nansum(v, axis=1).max(initial=0.0)),
-            float(np.nansum(v, axis=0).max(initial=0.0)),
-        )
-        for v in values
-    )
-    vmax = (cells_top, totals_top) if cells_top > 0 else None
+    # rows of panels: the matrices (or, pooled, block sums then block maxima)
+    per_type = [view.heatmap_panels(t, metric) for t in types]
+    rows = [[panels[i] for panels in per_type] for i in range(len(per_type[0]))]
+    pooled = len(rows) > 1
+    # the panels of a row are compared: one colour scale for them (cells, totals)
+    vmaxes = [_shared_vmax([m.to_numpy(dtype=np.float64) for m, _ in row]) for row in rows]
     note = ""
     if log_scale is None:
-        ratio = skew(np.concatenate([v.ravel() for v in values]))
+        ratio = skew(np.concatenate([m.to_numpy(dtype=np.float64).ravel() for m, _ in rows[0]]))
         log_scale = ratio is not None and ratio > LOG_SKEW
         if log_scale:
             note = f"log colour scale, chosen: max/median = {ratio:.0f}x"
     width, height = (max(6.0, 0.4 * n + 3.5), max(5.2, 0.36 * n + 2.8)) if n <= 32 else (9.0, 7.8)
-    nrows, ncols = 1, len(types)
+    nrows, ncols = len(rows), len(types)
     if width * len(types) > _MAX_WIDTH_INCHES:
         narrower = _MAX_WIDTH_INCHES / len(types)
         if n > 32 or narrower >= 0.3 * n + 2.5:  # the cells still read in narrower panels
@@ -438,20 +514,34 @@ def write_physical(
         else:  # annotated cells need their width: stack the panels
             nrows, ncols = len(types), 1
     fig = new_figure(width * ncols, height * nrows + 0.4, nrows=nrows, ncols=ncols)
-    for ax, send_type, matrix in zip(fig.axes, types, matrices, strict=True):
-        plot_heatmap(
-            matrix,
-            ax=ax,
-            log=log_scale,
-            vmax=vmax,
-            value_label=value_label,
-            title=f"{send_type}: {value_label} PE x PE"
-            if len(types) > 1
-            else f"Physical {send_type} {value_label} PE x PE",
-        )
+    axes = iter(fig.axes)
+    for r, (row, vmax) in enumerate(zip(rows, vmaxes, strict=True)):
+        for send_type, (matrix, caption) in zip(types, row, strict=True):
+            title = (
+                f"{send_type}: {value_label} PE x PE"
+                if len(types) > 1
+                else f"Physical {send_type} {value_label} PE x PE"
+            )
+            plot_heatmap(
+                matrix,
+                ax=next(axes),
+                log=log_scale,
+                vmax=vmax,
+                totals=r == 0,  # the totals of block maxima would mean nothing
+                value_label=value_label,
+                title=title + (f"\n{caption}" if caption else ""),
+            )
     lines = [note] if note else []
     if len(types) > 1:
         lines.insert(0, f"{value_label} per link, one panel per send type, one colour scale")
+    if pooled:
+        lines.insert(
+            0,
+            f"{n:,} PEs pooled ({rows[0][0][1].split(':')[0]}): block sums (top), "
+            "largest single link per block (bottom)",
+        )
+        if len(types) > 1:
+            lines[1] += " per row"
     label_run(fig, view.path, note="\n".join(lines))
     out.figure(fig, "heatmap")
 
@@ -467,8 +557,10 @@ def write_physical(
     label_run(fig, view.path)
     out.figure(fig, "violin")
 
-    out.csv(stacked({t: view.matrix(t, "count") for t in SEND_TYPES}), "counts")
-    out.csv(stacked({t: view.matrix(t, "bytes") for t in SEND_TYPES}), "bytes")
+    if n <= DENSE_MAX_PES:
+        out.csv(stacked({t: view.matrix(t, "count") for t in SEND_TYPES}), "counts")
+        out.csv(stacked({t: view.matrix(t, "bytes") for t in SEND_TYPES}), "bytes")
+    out.csv(view.pairs(), "pairs", index=False)
     if view.nodes is not None:
         out.csv(stacked({t: view.matrix(t, "count", "node") for t in SEND_TYPES}), "node_counts")
         out.csv(stacked({t: view.matrix(t, "bytes", "node") for t in SEND_TYPES}), "node_bytes")

@@ -614,8 +614,11 @@ def _aggregation(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str
 def _coverage(s: Mapping[str, Any]) -> str:
     entries = s["coverage"]
     totals: dict[str, list[int]] = {}
+    scopes: dict[str, set[Any]] = {}
     for e in entries:
-        several = len({x["scope"] for x in entries if x["kind"] == e["kind"]}) > 1
+        scopes.setdefault(e["kind"], set()).add(e["scope"])
+    for e in entries:
+        several = len(scopes[e["kind"]]) > 1
         key = f"{e['kind']}, phase {e['scope']}" if several else e["kind"]
         row = totals.setdefault(key, [0, 0, 0, 0, 0])
         row[0] += 1
