@@ -147,7 +147,8 @@ def test_papi_and_overall_4096_pes(run: dict[str, Any]) -> None:
     np.testing.assert_array_equal(view.pes["messages"], _sum_by(run["papi"], "pe"))
     report = ReadReport(kind="overall")  # every PE misses the raw lines: warnings
     overall, peak = _peak(lambda: overall_view(run["root"] / "overall", report=report))
-    assert overall.num_pes == N and peak < DENSE_BYTES / 8, peak
+    # overall.txt streams in 16 MB blocks: one block is most of this peak
+    assert overall.num_pes == N and peak < DENSE_BYTES / 4, peak
     times = overall.times.sort_values("pe")
     np.testing.assert_array_equal(times["pe"], np.arange(N))
     np.testing.assert_array_equal(times["t_main_cycles"], run["main"])
