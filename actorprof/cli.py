@@ -22,9 +22,8 @@ from ._version import __version__
 
 if TYPE_CHECKING:
     from ._progress import Progress
-    from .analyze.matrix import SelfSends
+    from .analyze.matrix import Level, Metric, SelfSends
     from .engine import Engine
-    from .kinds.logical import Level, Metric
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from os import PathLike
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,8 @@ from ..analyze.matrix import (
     DENSE_MAX_PES,
     CommAccumulator,
     CommMatrices,
+    Level,
+    Metric,
     SelfSends,
     dense_matrix,
     filter_pairs,
@@ -51,9 +53,6 @@ __all__ = [
     "node_totals",
     "view_from_accumulator",
 ]
-
-Level = Literal["pe", "node"]
-Metric = Literal["count", "bytes"]
 
 
 @dataclass(frozen=True, repr=False)

@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from os import PathLike
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -22,7 +22,7 @@ from .._repr import Summarized, count
 from .._text import run_name
 from .._version import __version__
 from ..analyze.imbalance import imbalance
-from ..analyze.matrix import locality, top_pairs
+from ..analyze.matrix import Level, Metric, locality, top_pairs
 from ..analyze.physical import (
     MeshFit,
     PhysicalAccumulator,
@@ -43,9 +43,6 @@ if TYPE_CHECKING:
     from ..write import Sink
 
 __all__ = ["PhysicalView", "build_physical_view", "physical_view", "stacked"]
-
-Metric = Literal["count", "bytes"]
-Level = Literal["pe", "node"]
 
 
 @dataclass(frozen=True, repr=False)
