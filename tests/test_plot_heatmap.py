@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 import matplotlib.pyplot as plt
@@ -280,7 +281,7 @@ def test_colour_bars_clear_the_next_panel(layout: str) -> None:
         fig.subplots_adjust(wspace=0.6)
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
-    for left, right in zip(axes, axes[1:]):
+    for left, right in itertools.pairwise(axes):
         bars_end = max(bar.get_tightbbox(renderer).x1 for bar in left.child_axes)
         assert bars_end < right.get_tightbbox(renderer).x0
     for ax in axes:
