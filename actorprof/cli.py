@@ -24,9 +24,8 @@ from ._version import __version__
 
 if TYPE_CHECKING:
     from ._progress import Progress
-    from .analyze.matrix import SelfSends
+    from .analyze.matrix import Level, Metric, SelfSends
     from .engine import Engine
-    from .kinds.logical import Level, Metric
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -64,6 +63,9 @@ class Console:
 
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
+#: Default resolution of figure files, and of figures embedded in the report page.
+FIGURE_DPI = 150
+EMBED_DPI = 100
 
 
 @overload
@@ -71,27 +73,29 @@ def common_options(func: F) -> F: ...
 
 
 @overload
-def common_options(*, formats: tuple[str, ...]) -> Callable[[F], F]: ...
+def common_options(*, formats: tuple[str, ...], dpi_note: str = "") -> Callable[[F], F]: ...
 
 
 def common_options(
-    func: F | None = None, *, formats: tuple[str, ...] = FIGURE_FORMATS
+    func: F | None = None, *, formats: tuple[str, ...] = FIGURE_FORMATS, dpi_note: str = ""
 ) -> F | Callable[[F], F]:
     """Options every command shares, spelled the same everywhere.
 
     ``formats``: the figure formats the command can write (``--format``
-    offers only those; none: no ``--format``, for commands without figures).
+    offers only those; none: neither ``--format`` nor ``--dpi``, for commands
+    without figures). ``dpi_note`` completes the help of ``--dpi``.
     """
 
     def decorate(f: F) -> F:
-        return _common_options(f, formats)
+        return _common_options(f, formats, dpi_note)
 
     return decorate if func is None else decorate(func)
 
 
-def _common_options(func: F, formats: tuple[str, ...]) -> F:
+def _common_options(func: F, formats: tuple[str, ...], dpi_note: str) -> F:
     options = [
         click.option(
+            "-n",
             "--num-pes",
             type=click.IntRange(min=1, max=MAX_PES),
             default=None,
@@ -111,8 +115,7 @@ def _common_options(func: F, formats: tuple[str, ...]) -> F:
         click.option("-v", "--verbose", is_flag=True, help="Show the traceback with an error."),
     ]
     if formats:
-        options.insert(
-            2,
+        options[2:2] = [
             click.option(
                 "--format",
                 "fmt",
@@ -121,7 +124,15 @@ def _common_options(func: F, formats: tuple[str, ...]) -> F:
                 show_default=True,
                 help="Figure file format.",
             ),
-        )
+            click.option(
+                "--dpi",
+                type=click.IntRange(min=10, max=2400),
+                default=None,
+                metavar="N",
+                help="Figure resolution in dots per inch (the pixels of a PNG; the images "
+                f"inside an SVG or PDF). Default: {FIGURE_DPI}{dpi_note}.",
+            ),
+        ]
     for option in reversed(options):
         func = option(func)
     return func
@@ -358,6 +369,7 @@ def logical(
     num_pes: int | None,
     output_dir: Path,
     fmt: str,
+    dpi: int | None,
     quiet: bool,
     verbose: bool,
     jobs: int,
@@ -381,7 +393,7 @@ def logical(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="logical", fmt=fmt)
+    out = OutputWriter(output_dir, kind="logical", fmt=fmt, dpi=dpi)
     trace_dir = trace_location(trace_dir, "logical", console)
     with console.progress() as progress:
         view = logical_view(
@@ -424,6 +436,7 @@ def timeline(
     num_pes: int | None,
     output_dir: Path,
     fmt: str,
+    dpi: int | None,
     quiet: bool,
     verbose: bool,
     phase: str | None,
@@ -439,7 +452,7 @@ def timeline(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="timeline", fmt=fmt)
+    out = OutputWriter(output_dir, kind="timeline", fmt=fmt, dpi=dpi)
     trace_dir = trace_location(trace_dir, "logical", console)
     reports: dict[str, ReadReport] = {}
     with console.progress() as progress:
@@ -581,6 +594,7 @@ def papi(
     num_pes: int | None,
     output_dir: Path,
     fmt: str,
+    dpi: int | None,
     quiet: bool,
     verbose: bool,
     counters: str | None,
@@ -600,7 +614,7 @@ def papi(
 
     names = None if counters is None else [c.strip() for c in counters.split(",")]
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="papi", fmt=fmt)
+    out = OutputWriter(output_dir, kind="papi", fmt=fmt, dpi=dpi)
     trace_dir = trace_location(trace_dir, "papi", console)
     with console.progress() as progress:
         view = papi_view(
@@ -650,6 +664,7 @@ def overall(
     num_pes: int | None,
     output_dir: Path,
     fmt: str,
+    dpi: int | None,
     quiet: bool,
     verbose: bool,
     label: str | None,
@@ -668,7 +683,7 @@ def overall(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="overall", fmt=fmt)
+    out = OutputWriter(output_dir, kind="overall", fmt=fmt, dpi=dpi)
     trace = trace_location(trace, "overall", console)
     report = ReadReport(kind="overall")
     view = overall_view(trace, label=label, num_pes=num_pes, cpu_ghz=cpu_ghz, report=report)
@@ -766,6 +781,7 @@ def physical(
     num_pes: int | None,
     output_dir: Path,
     fmt: str,
+    dpi: int | None,
     quiet: bool,
     verbose: bool,
     send_type: str,
@@ -784,7 +800,7 @@ def physical(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="physical", fmt=fmt)
+    out = OutputWriter(output_dir, kind="physical", fmt=fmt, dpi=dpi)
     trace = trace_location(trace, "physical", console)
     with console.progress() as progress:
         view = physical_view(
@@ -848,6 +864,7 @@ def aggregation(
     num_pes: int | None,
     output_dir: Path,
     fmt: str,
+    dpi: int | None,
     quiet: bool,
     verbose: bool,
     jobs: int,
@@ -873,7 +890,7 @@ def aggregation(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="aggregation", fmt=fmt)
+    out = OutputWriter(output_dir, kind="aggregation", fmt=fmt, dpi=dpi)
     physical_path, logical_path = aggregation_inputs(
         trace_dir, logical=logical_dir, physical_optional=layouts is not None
     )
@@ -908,21 +925,33 @@ def aggregation(
 REPORT_EXAMPLE = """\b
 Examples:
   actorprof report run/ -o run/report/      # job epilogue: report.html, report.json
+  actorprof report run/ -o out/ --figures   # and every figure as a PNG beside them
   actorprof report examples/ig_8pe_2nodes -o out/ -q
 """
 
 
 @main.command(epilog=REPORT_EXAMPLE, context_settings=CONTEXT)
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@common_options(formats=("png", "svg"))
+@common_options(
+    formats=("png", "svg"), dpi_note=f" for --figures files, {EMBED_DPI} in the report page"
+)
 @engine_options
 @top_option("How many top pairs (logical) and links (physical) the report lists.")
+@click.option(
+    "--figures",
+    "figure_files",
+    is_flag=True,
+    help="Also write every figure of the page as a file beside report.html, named as the "
+    "kind commands name theirs (logical_heatmap.png, papi_bars.png, ...): every PNG of "
+    "the original actorprof.py -l -lp -p -s, in one call.",
+)
 @handle_errors
 def report(
     run_dir: Path,
     num_pes: int | None,
     output_dir: Path,
     fmt: str,
+    dpi: int | None,
     quiet: bool,
     verbose: bool,
     jobs: int,
@@ -930,14 +959,16 @@ def report(
     no_cache: bool,
     scheduler: str | None,
     top: int,
+    figure_files: bool,
 ) -> None:
     """Everything about one run in one HTML page: figures, tables, findings.
 
     RUN_DIR holds the traces of a run (PE<i>_send.csv, PE<i>_PAPI.csv,
     overall.txt, physical.txt, every phase and label), in the folder itself or
     in its subfolders (logical/, papi/, ...). Writes report.html (self-contained:
-    open it anywhere, offline) and report.json. Kinds that are absent are said
-    and the report is still written (exit 0); exit 1 only when no trace is found.
+    open it anywhere, offline) and report.json; with --figures, each figure as
+    a file too. Kinds that are absent are said and the report is still written
+    (exit 0); exit 1 only when no trace is found.
     """
     console = Console(quiet=quiet, verbose=verbose)
     # the progress clock starts before the heavy imports: they are part of the wait
@@ -958,16 +989,17 @@ def report(
             progress=progress,
         )
     from .report.figures import report_figures
-    from .report.html import FigureCollector, render_report
+    from .report.html import FigureCollector, FigureFiles, render_report
 
     summary = run.summary()
-    collector = FigureCollector(fmt=fmt)
+    files = FigureFiles(output_dir, fmt=fmt, dpi=dpi) if figure_files else None
+    collector = FigureCollector(fmt=fmt, dpi=EMBED_DPI if dpi is None else dpi, files=files)
     failed = report_figures(run, collector, top=top, warn=console.warn, verbose=console.verbose)
     summary["figures"] = [f.to_dict() for f in collector.figures]
     summary["figure_errors"] = failed
     out.text(render_report(summary, collector.figures), "", "html")
     out.json(summary, "")
-    console.wrote(out.written)
+    console.wrote((files.written if files is not None else []) + out.written)
     _report_to_console(summary, console)
 
 
@@ -1028,6 +1060,7 @@ def compare(
     num_pes: int | None,
     output_dir: Path,
     fmt: str,
+    dpi: int | None,
     quiet: bool,
     verbose: bool,
     jobs: int,
@@ -1049,7 +1082,7 @@ def compare(
     from .report.html import NamedOutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = NamedOutputWriter(output_dir, kind="compare", fmt=fmt)
+    out = NamedOutputWriter(output_dir, kind="compare", fmt=fmt, dpi=dpi)
     view = compare_runs(
         run_a,
         run_b,

@@ -26,9 +26,19 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-__all__ = ["FORMATS", "OutputWriter", "Sink", "label_run", "new_figure", "to_jsonable"]
+__all__ = [
+    "FIGURE_DPI",
+    "FORMATS",
+    "OutputWriter",
+    "Sink",
+    "label_run",
+    "new_figure",
+    "to_jsonable",
+]
 
 FORMATS = ("png", "svg", "pdf")
+#: Resolution of figure files unless told (dots per inch).
+FIGURE_DPI = 150
 
 
 def _current_umask() -> int:
@@ -80,6 +90,7 @@ class OutputWriter:
     any work, so a job never computes for minutes to fail at the end.
     Existing files of the same name are replaced (atomically: a reader never
     sees half a file). ``written`` lists the paths in writing order.
+    Figures are saved at ``dpi`` dots per inch (default :data:`FIGURE_DPI`).
 
     Raises
     ------
@@ -87,9 +98,19 @@ class OutputWriter:
         The folder cannot be created or written.
     """
 
-    def __init__(self, directory: str | os.PathLike[str], *, kind: str, fmt: str = "png") -> None:
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        *,
+        kind: str,
+        fmt: str = "png",
+        dpi: int | None = None,
+    ) -> None:
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
+        if dpi is not None and dpi < 1:
+            raise ValueError(f"dpi must be positive, got {dpi}")
+        self.dpi = FIGURE_DPI if dpi is None else dpi
         self.directory = Path(directory)
         self.kind = kind
         self.fmt = fmt
@@ -108,12 +129,17 @@ class OutputWriter:
         """``<dir>/<kind>_<name>.<ext>``."""
         return self.directory / f"{self.kind}_{name}.{ext}"
 
-    def figure(self, fig: Figure, name: str, *, dpi: int = 150) -> Path:
-        """Save a figure in the chosen format."""
+    def figure(self, fig: Figure, name: str, *, dpi: int | None = None) -> Path:
+        """Save a figure in the chosen format, at ``dpi`` (default: the writer's)."""
+        resolution = self.dpi if dpi is None else dpi
         return self._atomic(
             self.path(name, self.fmt),
-            lambda handle: fig.savefig(handle, format=self.fmt, dpi=dpi),
+            lambda handle: fig.savefig(handle, format=self.fmt, dpi=resolution),
         )
+
+    def data(self, data: bytes, name: str, ext: str) -> Path:
+        """Write bytes already encoded (e.g. a figure rendered once for two uses)."""
+        return self._atomic(self.path(name, ext), lambda handle: handle.write(data))
 
     def csv(self, frame: pd.DataFrame, name: str, *, index: bool = True) -> Path:
         """Write a frame as CSV (index written as the first column by default)."""

@@ -53,3 +53,12 @@ def test_docs_example(
     os.symlink(ROOT / "examples", tmp_path / "examples", target_is_directory=True)
     monkeypatch.chdir(tmp_path)
     exec(compiled, {"__name__": "__docs_example__"})
+
+
+def test_figure_examples_use_constrained_layout() -> None:
+    """Examples that draw give the plot an Axes of a constrained-layout figure."""
+    drawing = [(where, code) for where, code, _ in BLOCKS if re.search(r"\bplot_\w+\(", code)]
+    assert drawing
+    for where, code in drawing:
+        assert 'layout="constrained"' in code, where
+        assert "ax=" in code, where

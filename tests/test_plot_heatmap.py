@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 import matplotlib.pyplot as plt
@@ -266,6 +267,25 @@ def test_fits_constrained_figure_without_pyplot(shape: tuple[int, int]) -> None:
     plot_heatmap(make_matrix(np.arange(shape[0] * shape[1]).reshape(shape)), ax=ax)
     assert plt.get_fignums() == []
     assert_fits(fig, ax)
+
+
+@pytest.mark.parametrize("layout", ["tight_layout", "subplots_adjust", "none"])
+def test_colour_bars_clear_the_next_panel(layout: str) -> None:
+    """Side by side, a panel's colour bars end before the next panel's labels begin."""
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
+    for ax in axes:
+        plot_heatmap(make_matrix(np.arange(64).reshape(8, 8)), ax=ax, title="messages")
+    if layout == "tight_layout":
+        fig.tight_layout()  # once: the first pass must be right
+    elif layout == "subplots_adjust":
+        fig.subplots_adjust(wspace=0.6)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    for left, right in itertools.pairwise(axes):
+        bars_end = max(bar.get_tightbbox(renderer).x1 for bar in left.child_axes)
+        assert bars_end < right.get_tightbbox(renderer).x0
+    for ax in axes:
+        assert_fits(fig, ax)
 
 
 # --- awkward data -------------------------------------------------------------

@@ -20,6 +20,8 @@ __all__ = [
     "CommAccumulator",
     "CommMatrices",
     "CommPartial",
+    "Level",
+    "Metric",
     "Pooled",
     "SelfSends",
     "comm_matrices",
@@ -42,8 +44,12 @@ __all__ = [
     "window_pairs",
 ]
 
+#: Whether messages a PE sends to itself are counted (``include``), left out, or alone.
 SelfSends = Literal["include", "exclude", "only"]
+#: What a matrix cell or a PE total counts: messages (buffers) or their bytes.
 Metric = Literal["count", "bytes"]
+#: Granularity of a matrix: between PEs, or between nodes.
+Level = Literal["pe", "node"]
 _SELF_SENDS = ("include", "exclude", "only")
 _UNKNOWN_NODE = -1
 

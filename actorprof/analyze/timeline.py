@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._repr import Summarized, count
+
 __all__ = ["Timeline", "TimelineAccumulator", "rebin", "send_timeline"]
 
 _PE_SHIFT = np.int64(1) << np.int64(44)  # key = pe * 2**44 + bin (bin < 2**44)
@@ -26,8 +28,8 @@ _PENDING_MIN = 1 << 20  # keys held back before a merge into the state (~16 MB)
 MAX_CELLS = 1 << 24
 
 
-@dataclass(frozen=True)
-class Timeline:
+@dataclass(frozen=True, repr=False)
+class Timeline(Summarized):
     """Messages per PE per time bin.
 
     Attributes
@@ -47,6 +49,14 @@ class Timeline:
     bin_s: float
     start_s: float | None
     untimed: pd.Series
+
+    def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
+        return "send times", [
+            ("PEs", count(len(self.counts.columns))),
+            ("messages", count(int(self.counts.to_numpy().sum()))),
+            ("bins", count(len(self.counts))),
+            ("s per bin", count(float(self.bin_s))),
+        ]
 
     @property
     def rate(self) -> pd.Series:

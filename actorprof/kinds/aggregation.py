@@ -28,6 +28,8 @@ import numpy as np
 import pandas as pd
 
 from .._progress import ProgressSink, track
+from .._repr import Summarized, count
+from .._text import run_name
 from .._version import __version__
 from ..analyze.aggregation import (
     actual_layout,
@@ -286,8 +288,8 @@ def physical_view_and_buffers(
     return view, tee.result()
 
 
-@dataclass(frozen=True)
-class AggregationView:
+@dataclass(frozen=True, repr=False)
+class AggregationView(Summarized):
     """A run's logical trace through the Conveyors model, beside its physical trace.
 
     Attributes
@@ -336,6 +338,16 @@ class AggregationView:
     physical_path: str | None = None
     physical_report: ReadReport | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
+        k = "unknown" if self.pes_per_node is None else count(self.pes_per_node)
+        return run_name(self.logical.path), [
+            ("PEs", count(self.num_pes)),
+            ("PEs per node", k),
+            ("logical messages", count(int(self.pairs["messages"].sum()))),
+            ("layouts predicted", count(0 if self.layouts is None else len(self.layouts))),
+            ("verdict", self.verdict or "no physical trace"),
+        ]
 
     @property
     def topology(self) -> Topology:

@@ -10,18 +10,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from os import PathLike
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from .._progress import ProgressSink
+from .._repr import Summarized, count
+from .._text import run_name
 from .._version import __version__
 from ..analyze.imbalance import imbalance
 from ..analyze.matrix import (
     DENSE_MAX_PES,
     CommAccumulator,
     CommMatrices,
+    Level,
+    Metric,
     SelfSends,
     dense_matrix,
     filter_pairs,
@@ -50,14 +54,12 @@ __all__ = [
     "view_from_accumulator",
 ]
 
-Level = Literal["pe", "node"]
 #: Caption end of the pooled panel of each block's largest pair.
 LARGEST_PAIR = "largest pair"
-Metric = Literal["count", "bytes"]
 
 
-@dataclass(frozen=True)
-class LogicalView:
+@dataclass(frozen=True, repr=False)
+class LogicalView(Summarized):
     """Everything derived from one logical trace (one phase).
 
     ``pairs`` (every non-zero source, destination pair), ``counts``/``bytes``
@@ -79,6 +81,17 @@ class LogicalView:
     node_counts: pd.DataFrame | None
     node_bytes: pd.DataFrame | None
     nodes: pd.DataFrame
+
+    def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
+        phase = f", phase {self.report.phase}" if self.report.phase else ""
+        return f"{run_name(self.path)}{phase}", [
+            ("PEs", count(self.num_pes)),
+            ("nodes", count(self.num_nodes)),
+            ("messages", count(int(self.pairs["messages"].sum()))),
+            ("bytes", count(int(self.pairs["bytes"].sum()))),
+            ("warnings", count(len(self.report.warnings))),
+            ("self-sends", self.self_sends),
+        ]
 
     @property
     def num_pes(self) -> int:

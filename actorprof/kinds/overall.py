@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from .._progress import ProgressSink
-from .._text import format_ranges
+from .._repr import Summarized, count
+from .._text import format_ranges, run_name
 from .._version import __version__
 from ..analyze.breakdown import pop_efficiencies, time_breakdown, time_checks
 from ..analyze.imbalance import imbalance
@@ -42,8 +43,8 @@ def group_name(label: str, run: int) -> str:
     return name if run == 0 else f"{name} #{run + 1}"
 
 
-@dataclass(frozen=True)
-class OverallView:
+@dataclass(frozen=True, repr=False)
+class OverallView(Summarized):
     """Everything derived from one overall profile (all labels, or the chosen one)."""
 
     path: str
@@ -54,6 +55,16 @@ class OverallView:
     num_pes: int
     cpu_ghz: float | None = None
     label: str | None = None
+
+    def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
+        labels = sorted({label or "(no label)" for label, _ in self.groups})
+        return run_name(self.path), [
+            ("PEs", count(self.num_pes)),
+            ("profiles", count(len(self.groups))),
+            ("warnings", count(len(self.report.warnings))),
+            ("labels", ", ".join(labels[:4]) + (", ..." if len(labels) > 4 else "")),
+            ("CPU GHz", "not given" if self.cpu_ghz is None else count(self.cpu_ghz)),
+        ]
 
     @property
     def groups(self) -> list[tuple[str, int]]:

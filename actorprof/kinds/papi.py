@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 
 from .._progress import ProgressSink, track
+from .._repr import Summarized, count
+from .._text import run_name
 from .._version import __version__
 from ..analyze.breakdown import (
     counter_names,
@@ -48,8 +50,8 @@ def zero_counter_message(names: Sequence[str], *, every: bool) -> str:
     return f"PAPI counter(s) {listed} are 0 on every line: those events were not counted"
 
 
-@dataclass(frozen=True)
-class PapiView:
+@dataclass(frozen=True, repr=False)
+class PapiView(Summarized):
     """Everything derived from one PAPI trace (one phase)."""
 
     path: str
@@ -58,6 +60,16 @@ class PapiView:
     regions: pd.DataFrame
     pes: pd.DataFrame
     zero_counters: tuple[str, ...]
+
+    def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
+        phase = f", phase {self.report.phase}" if self.report.phase else ""
+        return f"{run_name(self.path)}{phase}", [
+            ("PEs", count(self.num_pes)),
+            ("messages handled", count(int(self.pes["messages"].sum()))),
+            ("warnings", count(len(self.report.warnings))),
+            ("counters", ", ".join(self.counters)),
+            ("counters all zero", ", ".join(self.zero_counters) or "none"),
+        ]
 
     @property
     def num_pes(self) -> int:

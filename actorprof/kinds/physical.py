@@ -12,16 +12,20 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from os import PathLike
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from .._progress import ProgressSink, track
+from .._repr import Summarized, count
+from .._text import run_name
 from .._version import __version__
 from ..analyze.imbalance import imbalance
 from ..analyze.matrix import (
     DENSE_MAX_PES,
+    Level,
+    Metric,
     locality_of,
     pool_block,
     pool_pairs,
@@ -50,12 +54,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PhysicalView", "build_physical_view", "physical_view", "stacked"]
 
-Metric = Literal["count", "bytes"]
-Level = Literal["pe", "node"]
 
-
-@dataclass(frozen=True)
-class PhysicalView:
+@dataclass(frozen=True, repr=False)
+class PhysicalView(Summarized):
     """Everything derived from one physical trace.
 
     ``pes`` is :func:`physical_pe_totals`; ``fit`` and ``nodes`` are None
@@ -70,6 +71,16 @@ class PhysicalView:
     fit: MeshFit | None
     candidates: list[int]
     nodes: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None
+
+    def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
+        types = [t for t, m in self.matrices.by_type.items() if m.messages]
+        return run_name(self.path), [
+            ("PEs", count(self.num_pes)),
+            ("buffers", count(sum(m.messages for m in self.matrices.by_type.values()))),
+            ("warnings", count(len(self.report.warnings))),
+            ("send types", ", ".join(types) or "none"),
+            ("PEs per node", "unknown" if self.pes_per_node is None else count(self.pes_per_node)),
+        ]
 
     @property
     def num_pes(self) -> int:

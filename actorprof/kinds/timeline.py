@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._progress import ProgressSink, track
+from .._repr import Summarized, count
+from .._text import run_name
 from .._version import __version__
 from ..analyze.imbalance import imbalance
 from ..analyze.timeline import Timeline, TimelineAccumulator, rebin
@@ -45,14 +47,24 @@ class PhaseSpan:
     messages: int
 
 
-@dataclass(frozen=True)
-class TimelineView:
+@dataclass(frozen=True, repr=False)
+class TimelineView(Summarized):
     """Send times of a run: the fine timeline and each phase's span."""
 
     path: str
     timeline: Timeline
     phases: list[PhaseSpan]
     reports: dict[str, ReadReport]
+
+    def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
+        tl = self.timeline
+        return run_name(self.path), [
+            ("PEs", count(self.num_pes)),
+            ("timed messages", count(int(tl.counts.to_numpy().sum()))),
+            ("s", count(float(len(tl.counts) * tl.bin_s))),
+            ("phases", count(len(self.phases))),
+            ("warnings", count(sum(len(r.warnings) for r in self.reports.values()))),
+        ]
 
     @property
     def num_pes(self) -> int:
@@ -158,8 +170,8 @@ def timeline_view(
     return TimelineView(str(path), timeline, spans, reports)
 
 
-@dataclass(frozen=True)
-class PapiTimes:
+@dataclass(frozen=True, repr=False)
+class PapiTimes(Summarized):
     """When PEs handled messages (PROC) and ended MAIN, from a PAPI trace.
 
     Attributes
@@ -172,6 +184,13 @@ class PapiTimes:
 
     handled: Timeline
     main_end_s: dict[int, float]
+
+    def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
+        return "PAPI regions", [
+            ("PEs", count(len(self.handled.counts.columns))),
+            ("messages handled", count(int(self.handled.counts.to_numpy().sum()))),
+            ("MAIN ends", count(len(self.main_end_s))),
+        ]
 
 
 def papi_times(

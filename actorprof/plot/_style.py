@@ -232,7 +232,16 @@ def reserve_margins(ax: Axes, *, left: float = 0.0, right: float = 0.0) -> None:
     fig_inches = figure.bbox.width / figure.dpi
     shift = min(max(0.0, left / fig_inches - box.x0), box.width / 3)
     narrow = min(right / fig_inches, box.width / 3)
-    ax.set_position((box.x0 + shift, box.y0, box.width - shift - narrow, box.height))
+    spec = ax.get_subplotspec()
+    if spec is None or (shift == 0 and narrow == 0):
+        ax.set_position((box.x0 + shift, box.y0, box.width - shift - narrow, box.height))
+        return
+    # A subplot keeps its grid cell and takes the middle of a split of it:
+    # tight_layout (which lays out cells) then sees the colour bars inside
+    # the cell, and keeps the room when it moves the cell.
+    ratios = [shift, box.width - shift - narrow, narrow]
+    split = spec.subgridspec(1, 3, width_ratios=[max(r, 1e-9) for r in ratios], wspace=0)
+    ax.set_subplotspec(split[0, 1])
 
 
 def longest(labels: Sequence[str]) -> int:

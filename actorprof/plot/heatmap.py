@@ -202,9 +202,10 @@ def plot_heatmap(
     colorbar
         Add colour bars for the cells and, with `totals`, for the totals, to
         the right of the Axes (as inset Axes, so they follow its size). If the
-        figure has no layout engine, the Axes is narrowed to make room, as
-        ``Figure.colorbar(ax=...)`` does; with ``layout="constrained"`` the
-        engine makes room.
+        figure has no layout engine, the Axes is narrowed within its grid cell
+        to make room, as ``Figure.colorbar(ax=...)`` does, so that
+        ``tight_layout`` keeps the bars clear of the next panel; with
+        ``layout="constrained"`` the engine makes room.
     vmax
         Upper end of the colour scales, to put several heatmaps on one scale:
         a number sets the cells' scale, a pair ``(cells, totals)`` both. Default:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._repr import Summarized, count
 from ..errors import ActorProfWarning
 
 __all__ = ["FileReport", "ReadReport", "SkippedLine"]
@@ -123,8 +124,8 @@ class FileReport:
         }
 
 
-@dataclass
-class ReadReport:
+@dataclass(repr=False)
+class ReadReport(Summarized):
     """Everything a read of one trace kind noticed, file by file.
 
     Pass one to an ``iter_<kind>``/``read_<kind>`` function to receive the
@@ -150,6 +151,17 @@ class ReadReport:
     #: What the read will go through (set when its files are listed): for progress.
     bytes_planned: int = 0
     files_planned: int = 0
+
+    def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
+        phase = f", phase {self.phase}" if self.phase else ""
+        return f"{self.kind or 'trace'}{phase}", [
+            ("files", count(len(self.files))),
+            ("lines read", count(self.lines_read)),
+            ("lines skipped", count(self.lines_skipped)),
+            ("warnings", count(len(self.warnings))),
+            ("PEs", "unknown" if self.num_pes is None else count(self.num_pes)),
+            ("missing PE files", count(len(self.missing_pes))),
+        ]
 
     @property
     def lines_read(self) -> int:

@@ -15,6 +15,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._repr import Summarized, count
 from .._version import __version__
 from ..errors import ActorProfError, NoTraceError, UsageError
 from ..kinds.logical import LogicalView, logical_view
@@ -117,13 +118,31 @@ class RunSide:
         return out
 
 
-@dataclass(frozen=True)
-class CompareView:
+@dataclass(frozen=True, repr=False)
+class CompareView(Summarized):
     """Runs A and B, and what the comparison noticed."""
 
     a: RunSide
     b: RunSide
     notes: list[str] = field(default_factory=list)
+
+    def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
+        def pes(side: RunSide) -> str:
+            return "unknown" if side.num_pes is None else count(side.num_pes)
+
+        return f"{self.a.name} vs {self.b.name}", [
+            (f"PEs in {self.a.name}", pes(self.a)),
+            (f"PEs in {self.b.name}", pes(self.b)),
+            ("notes", count(len(self.notes))),
+            ("kinds compared", ", ".join(self._kinds_compared()) or "none"),
+        ]
+
+    def _kinds_compared(self) -> list[str]:
+        both = [
+            ("logical", self.a.logical, self.b.logical),
+            ("overall", self.a.group, self.b.group),
+        ]
+        return [kind for kind, a, b in both if a is not None and b is not None]
 
     @property
     def names(self) -> tuple[str, str]:

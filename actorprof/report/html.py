@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import base64
 import io
+import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,12 +22,19 @@ from typing import TYPE_CHECKING, Any
 from .._version import __version__
 from ..write import OutputWriter
 from ._html import CSS, compact, esc, human_bytes, imbalance_table, num, pct, seconds, table
+from .run import UNNAMED
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-__all__ = ["EmbeddedFigure", "FigureCollector", "NamedOutputWriter", "render_report"]
+__all__ = [
+    "EmbeddedFigure",
+    "FigureCollector",
+    "FigureFiles",
+    "NamedOutputWriter",
+    "render_report",
+]
 
 #: Resolution of the embedded figures (pixels per inch).
 EMBED_DPI = 100
@@ -68,12 +77,40 @@ class EmbeddedFigure:
         }
 
 
+class FigureFiles(OutputWriter):
+    """The report's figures as files beside report.html (``actorprof report --figures``).
+
+    Named as the kind commands name theirs, ``<kind>_<chart>.<ext>``, with
+    the phase after the kind for a named phase (``logical_bfs_heatmap.png``).
+    """
+
+    def __init__(
+        self, directory: str | os.PathLike[str], *, fmt: str = "png", dpi: int | None = None
+    ) -> None:
+        super().__init__(directory, kind="", fmt=fmt, dpi=dpi)
+
+    def path(self, name: str, ext: str) -> Path:
+        return self.directory / f"{name}.{ext}"
+
+    @staticmethod
+    def stem(section: str, scope: str | None, name: str) -> str:
+        """``<section>[_<phase>]_<name>``; the unnamed phase adds nothing."""
+        if not scope or scope == UNNAMED:
+            return f"{section}_{name}"
+        return f"{section}_{_FILE_UNSAFE.sub('_', scope)}_{name}"
+
+
+_FILE_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
 @dataclass
 class FigureCollector:
     """An OutputWriter look-alike that keeps figures (PNG or SVG) and drops tables.
 
     Set ``section`` and ``scope`` before calling a command's ``write_*``
-    helper; every figure it draws is appended to ``figures``.
+    helper; every figure it draws is appended to ``figures``, and written as
+    a file too when ``files`` is given (rendered once when both resolutions
+    agree).
     """
 
     fmt: str = "png"
@@ -81,15 +118,19 @@ class FigureCollector:
     section: str = ""
     scope: str | None = None
     figures: list[EmbeddedFigure] = field(default_factory=list)
+    files: FigureFiles | None = None
 
     def __post_init__(self) -> None:
         if self.fmt not in EMBED_FORMATS:
             raise ValueError(f"embedded figures are {' or '.join(EMBED_FORMATS)}, got {self.fmt!r}")
+        if self.files is not None and self.files.fmt != self.fmt:
+            raise ValueError(f"figure files are {self.files.fmt}, the page's {self.fmt}")
 
     def figure(self, fig: Figure, name: str, *, dpi: int | None = None) -> str:
+        resolution = self.dpi if dpi is None else dpi
         buffer = io.BytesIO()
-        fig.savefig(buffer, format=self.fmt, dpi=self.dpi)
-        width, height = (round(float(v) * self.dpi) for v in fig.get_size_inches())
+        fig.savefig(buffer, format=self.fmt, dpi=resolution)
+        width, height = (round(float(v) * resolution) for v in fig.get_size_inches())
         self.figures.append(
             EmbeddedFigure(
                 self.section,
@@ -102,6 +143,12 @@ class FigureCollector:
                 height,
             )
         )
+        if self.files is not None:
+            stem = FigureFiles.stem(self.section, self.scope, name)
+            if self.files.dpi == resolution:
+                self.files.data(buffer.getvalue(), stem, self.fmt)
+            else:
+                self.files.figure(fig, stem)
         return name
 
     def csv(self, frame: pd.DataFrame, name: str, *, index: bool = True) -> str:

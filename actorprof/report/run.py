@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 
 from .._progress import ProgressSink
+from .._repr import Summarized, count
+from .._text import run_name
 from .._version import __version__
 from ..errors import ActorProfError, NoTraceError, UsageError
 from ..kinds.aggregation import (
@@ -155,8 +157,8 @@ def find_run_traces(path: str | PathLike[str]) -> RunTraces:
     return RunTraces(root=root, notes=notes, **found)
 
 
-@dataclass
-class RunReport:
+@dataclass(repr=False)
+class RunReport(Summarized):
     """Every view of one run; ``errors`` holds the kinds that could not be read."""
 
     traces: RunTraces
@@ -169,6 +171,17 @@ class RunReport:
     reports: list[tuple[str, str | None, ReadReport]] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)
     top: int = 10
+
+    def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
+        views = [*self.logical.values(), *self.papi.values(), self.overall, self.physical]
+        pes = next((v.num_pes for v in views if v is not None), None)
+        return run_name(self.traces.root), [
+            ("PEs", "unknown" if pes is None else count(pes)),
+            ("kinds read", count(len(self.kinds_read))),
+            ("kinds not read", count(len(self.errors))),
+            ("read", ", ".join(self.kinds_read) or "none"),
+            ("absent", ", ".join(self.traces.absent) or "none"),
+        ]
 
     @property
     def kinds_read(self) -> list[str]:
