@@ -14,7 +14,8 @@ How a block is read:
 * the integer fields of a line (its *key*, e.g. ``"0, 3, 1, 17, 16"``) take
   few distinct values in a trace (sources x destinations x sizes), so the
   key's bytes (<= 24, as three 64-bit words) are looked up in a hash table;
-  each new key is parsed once, strictly, in Python; lines become key ids;
+  the new keys of a block are parsed once, strictly, together (numpy); lines
+  become key ids;
 * the time field has a fixed layout within a block (same number of integer
   digits), so it is parsed with SWAR arithmetic on 64-bit words;
 * validity is checked with counts: every byte outside the checked
@@ -23,7 +24,6 @@ How a block is read:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -94,7 +94,6 @@ class KeyTable:
         self.n_ints = n_ints
         self.limits = limits
         self.max_keys = max_keys
-        self._pattern = re.compile(rb"[0-9]+" + rb"(?:, [0-9]+)" * (n_ints - 1))
         self._bits = 10
         self._slots = np.full(1 << self._bits, -1, dtype=np.int64)
         self._words = [np.zeros(16, dtype=np.uint64) for _ in range(3)]
@@ -197,71 +196,103 @@ class KeyTable:
         buf: NDArray[np.uint8],
         starts: I64,
     ) -> bool | None:
-        """Insert the keys of ``lines`` (one line per home slot); True if grown."""
-        _, first = np.unique(homes, return_index=True)
-        for line in lines[first].tolist():
-            key = (int(w0[line]), int(w1[line]), int(w2[line]))
-            start = int(starts[line])
-            values = self._parse(buf[start : start + int(key_len[line])].tobytes())
-            if values is None:
-                return None
-            if not self._place(key, values):
-                continue
-            if self.size > self.max_keys:
-                self.full = True
-                return None
-            if 4 * self.size > (1 << self._bits):
-                self._grow()
-                return True
-        return False
+        """Insert the distinct keys of ``lines`` (absent from the table), all
+        at once; True: the caller looks the block up again. None: a key is not
+        a valid canonical key, or the table is full.
 
-    def _home(self, key: tuple[int, int, int]) -> int:
-        mixed = 0
-        for word, factor in zip(key, _HASH, strict=True):
-            mixed ^= (word * int(factor)) & _ALL64
-        return mixed >> (64 - self._bits)
-
-    def _place(self, key: tuple[int, int, int], values: list[int]) -> bool:
-        """Insert a key unless present; True when inserted."""
-        mask = (1 << self._bits) - 1
-        slot = self._home(key)
-        while (kid := int(self._slots[slot])) >= 0:
-            if tuple(int(w[kid]) for w in self._words) == key:
-                return False
-            slot = (slot + 1) & mask
-        self._add(slot, key, values)
+        Vectorised: a trace of 65,536 PEs has about one distinct key per
+        line (the destinations), so keys are parsed and placed with numpy,
+        not one by one.
+        """
+        del homes  # placement probes from each key's home slot itself
+        lines = np.sort(lines)
+        order = np.lexsort((w2[lines], w1[lines], w0[lines]))  # stable
+        lines = lines[order]
+        k0, k1, k2 = w0[lines], w1[lines], w2[lines]
+        first = np.r_[True, (k0[1:] != k0[:-1]) | (k1[1:] != k1[:-1]) | (k2[1:] != k2[:-1])]
+        lines = np.sort(lines[first])  # key ids in order of first appearance
+        values = self._parse_many(buf, starts[lines], key_len[lines])
+        if values is None:
+            return None
+        if self.size + len(lines) > self.max_keys:
+            self.full = True
+            return None
+        self._append(w0[lines], w1[lines], w2[lines], values)
+        while 4 * self.size > (1 << self._bits):
+            self._bits += 2
+        if len(self._slots) != 1 << self._bits:
+            self._slots = np.full(1 << self._bits, -1, dtype=np.int64)
+            self._place_many(np.arange(self.size, dtype=np.int64))
+        else:
+            self._place_many(np.arange(self.size - len(lines), self.size, dtype=np.int64))
         return True
 
-    def _parse(self, text: bytes) -> list[int] | None:
-        if not self._pattern.fullmatch(text):
+    def _parse_many(self, buf: NDArray[np.uint8], starts: I64, key_len: I64) -> I64 | None:
+        """Integer fields of keys (each ``key_len`` <= 24 bytes at ``starts``),
+        strictly: ``[0-9]+(, [0-9]+)*`` with ``n_ints`` fields, each at most
+        its limit; None if any key is not."""
+        chars = _windows(buf, starts).view(np.uint8).reshape(len(starts), 32)[:, :_MAX_KEY]
+        inside = np.arange(_MAX_KEY) < key_len[:, None]
+        digit = (chars >= 48) & (chars <= 57) & inside
+        comma = (chars == 44) & inside
+        space = (chars == 32) & inside
+        after_comma = np.zeros_like(comma)
+        after_comma[:, 1:] = comma[:, :-1]
+        before_space = np.zeros_like(space)
+        before_space[:, :-1] = space[:, 1:]
+        after_space = np.zeros_like(space)
+        after_space[:, 1:] = space[:, :-1]
+        rows = np.arange(len(starts))
+        ok = (
+            ((digit | comma | space) == inside).all()
+            and (comma == before_space).all()
+            and (space == after_comma).all()
+            and (digit | ~after_space | ~inside).all()
+            and digit[:, 0].all()
+            and digit[rows, key_len - 1].all()
+            and (comma.sum(axis=1) == self.n_ints - 1).all()
+        )
+        if not ok:
             return None
-        values = [int(part) for part in text.split(b", ")]
-        if any(v > limit for v, limit in zip(values, self.limits, strict=True)):
+        field = np.cumsum(comma, axis=1)
+        values = np.zeros((len(starts), self.n_ints), dtype=np.int64)
+        cap = 10**17  # above every limit: a longer number stays above it
+        for j in range(_MAX_KEY):
+            at = np.flatnonzero(digit[:, j])
+            if not at.size:
+                continue
+            f = field[at, j]
+            v = values[at, f]
+            values[at, f] = np.where(v >= cap, 10 * cap, v * 10 + (chars[at, j] - 48))
+        if (values > np.array(self.limits, dtype=np.int64)).any():
             return None
         return values
 
-    def _add(self, slot: int, key: tuple[int, int, int], values: list[int]) -> None:
-        if self.size == len(self._values):
-            self._words = [np.concatenate([w, np.zeros_like(w)]) for w in self._words]
-            self._values = np.concatenate([self._values, np.zeros_like(self._values)])
-        for words, word in zip(self._words, key, strict=True):
-            words[self.size] = word
-        self._long = self._long or key[2] != 0
-        self._values[self.size] = values
-        self._slots[slot] = self.size
-        self.size += 1
+    def _append(self, w0: U64, w1: U64, w2: U64, values: I64) -> None:
+        need = self.size + len(values)
+        if need > len(self._values):
+            grow = max(need, 2 * len(self._values))
+            self._words = [np.resize(w, grow) for w in self._words]
+            self._values = np.resize(self._values, (grow, self.n_ints))
+        for words, new in zip(self._words, (w0, w1, w2), strict=True):
+            words[self.size : need] = new
+        self._values[self.size : need] = values
+        self._long = self._long or bool((w2 != 0).any())
+        self.size = need
 
-    def _grow(self) -> None:
-        self._bits += 2
+    def _place_many(self, kids: I64) -> None:
+        """Put key ids ``kids`` in free slots, probing linearly from their home."""
         mask = (1 << self._bits) - 1
-        self._slots = np.full(1 << self._bits, -1, dtype=np.int64)
-        w0, w1, w2 = (w[: self.size] for w in self._words)
-        homes = self._hash(w0, w1, w2).tolist()
-        for kid, home in enumerate(homes):
-            slot = home
-            while self._slots[slot] >= 0:
-                slot = (slot + 1) & mask
-            self._slots[slot] = kid
+        slot = self._hash(*(w[kids] for w in self._words))
+        while kids.size:
+            free = self._slots[slot] < 0
+            _, first = np.unique(np.where(free, slot, -1), return_index=True)
+            winners = first[free[first]]  # one key per free slot
+            self._slots[slot[winners]] = kids[winners]
+            lost = np.ones(kids.size, dtype=np.bool_)
+            lost[winners] = False
+            kids = kids[lost]
+            slot = (slot[lost] + 1) & mask
 
 
 class BlockBuffer:
