@@ -192,3 +192,24 @@ def test_workers_follow_affinity() -> None:
 
 def test_workers_never_forked_from_this_process() -> None:
     assert _pool_context().get_start_method() in ("forkserver", "spawn")
+
+
+def test_wide_keys_on_the_fast_path(tmp_path: Path) -> None:
+    """Keys of 25 to 32 bytes (node and PE ids of a 65,536-PE run), leading
+    zeros and long numbers: the fast path reads them as the exact parser."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    lines = {
+        65535: ["511, 65535, 511, 65534, 64, 1721412345.000001"] * 3
+        + ["511, 65535, 0, 7, 4294967296, 1721412345.000002"],
+        65534: ["511, 65534, 00511, 0065535, 8, 1721412345.000003"],
+        65533: ["511, 65533, 511, 65535, 00000000000000000000008, 1721412345.000004"],
+        65532: ["511, 65532, 511, 65535, 99999999999999999999, 1721412345.000005"],
+    }
+    for pe, text in lines.items():
+        (folder / f"PE{pe}_send.csv").write_text("\n".join(text) + "\n")
+    for kw in ({"num_pes": 65536}, {}):
+        ref = plain(folder, **kw)
+        for way in (Engine(jobs=1), Engine(jobs=1, block_bytes=64)):
+            assert_same(ref, engine(folder, way, **kw))
+    assert plain(folder, num_pes=65536)[0].messages == 6

@@ -13,7 +13,7 @@ How a block is read:
 
 * the integer fields of a line (its *key*, e.g. ``"0, 3, 1, 17, 16"``) take
   few distinct values in a trace (sources x destinations x sizes), so the
-  key's bytes (<= 24, as three 64-bit words) are looked up in a hash table;
+  key's bytes (<= 32, as four 64-bit words) are looked up in a hash table;
   the new keys of a block are parsed once, strictly, together (numpy); lines
   become key ids;
 * the time field has a fixed layout within a block (same number of integer
@@ -39,7 +39,7 @@ FAST_BLOCK_BYTES = 512 * 1024
 
 
 _PAD = 32  # zero bytes after a block, so 8-byte loads never run past it
-_MAX_KEY = 24  # bytes of integer fields handled by the fast path (three words)
+_MAX_KEY = 32  # bytes of integer fields handled by the fast path (four words)
 _MAX_INT_DIGITS = 10  # time_s integer digits: keeps microseconds below 2**53
 _LOW4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 _SH8, _SH16, _SH32 = np.uint64(8), np.uint64(16), np.uint64(32)
@@ -49,6 +49,7 @@ _HASH = (
     np.uint64(0x9E3779B97F4A7C15),
     np.uint64(0xC2B2AE3D27D4EB4F),
     np.uint64(0x165667B19E3779F9),
+    np.uint64(0x27D4EB2F165667C5),
 )
 #: _KEEP_HIGH[j]: keep the j highest bytes of a word (the last j characters).
 _KEEP_HIGH = np.array(
@@ -57,6 +58,9 @@ _KEEP_HIGH = np.array(
 #: _KEEP_LOW[j]: keep the j lowest bytes of a word (the first j characters).
 _KEEP_LOW = np.array([(1 << (8 * j)) - 1 for j in range(9)], dtype=np.uint64)
 _MICRO_LIMIT = 2**53
+#: Digits of an integer field parsed by the fast path (every limit has fewer).
+_MAX_DIGITS = 17
+_POW10 = 10 ** np.arange(_MAX_DIGITS, dtype=np.int64)
 _ALL64 = (1 << 64) - 1
 
 
@@ -96,7 +100,7 @@ class KeyTable:
         self.max_keys = max_keys
         self._bits = 10
         self._slots = np.full(1 << self._bits, -1, dtype=np.int64)
-        self._words = [np.zeros(16, dtype=np.uint64) for _ in range(3)]
+        self._words = [np.zeros(16, dtype=np.uint64) for _ in range(4)]
         self._long = False
         self._values = np.zeros((16, n_ints), dtype=np.int64)
         self.size = 0
@@ -110,16 +114,16 @@ class KeyTable:
     def _hash(self, w0: U64, w1: U64, w2: U64 | None) -> I64:
         mixed = (w0 * _HASH[0]) ^ (w1 * _HASH[1])
         if w2 is not None:
-            mixed ^= w2 * _HASH[2]
+            mixed ^= (w2[:, 0] * _HASH[2]) ^ (w2[:, 1] * _HASH[3])
         return (mixed >> np.uint64(64 - self._bits)).astype(np.int64)
 
     def _same(self, kid: I64, w0: U64, w1: U64, w2: U64 | None) -> NDArray[np.bool_]:
         words = self._words
         same = (words[0][kid] == w0) & (words[1][kid] == w1)
         if w2 is not None:
-            same &= words[2][kid] == w2
+            same &= (words[2][kid] == w2[:, 0]) & (words[3][kid] == w2[:, 1])
         elif self._long:
-            same &= words[2][kid] == 0
+            same &= (words[2][kid] == 0) & (words[3][kid] == 0)
         return np.asarray(same, dtype=np.bool_)
 
     def lookup(
@@ -133,7 +137,8 @@ class KeyTable:
     ) -> I64 | None:
         """Key id of every line; None when a key is not a valid canonical key.
 
-        ``w2`` is None when no key of the block is longer than 16 bytes.
+        ``w2`` holds the third and fourth words of each key (one row per
+        line); None when no key of the block is longer than 16 bytes.
         """
         while True:
             found = self._lookup_once(w0, w1, w2, key_len, buf, starts)
@@ -169,7 +174,7 @@ class KeyTable:
             keep = ~match & ~empty
             if empty.any():
                 new = pending[empty]
-                zero = np.zeros(len(w0), dtype=np.uint64)
+                zero = np.zeros((len(w0), 2), dtype=np.uint64)
                 grown = self._insert_new(
                     new, slot[new], w0, w1, zero if w2 is None else w2, key_len, buf, starts
                 )
@@ -206,10 +211,10 @@ class KeyTable:
         """
         del homes  # placement probes from each key's home slot itself
         lines = np.sort(lines)
-        order = np.lexsort((w2[lines], w1[lines], w0[lines]))  # stable
+        order = np.lexsort((w2[lines, 1], w2[lines, 0], w1[lines], w0[lines]))  # stable
         lines = lines[order]
-        k0, k1, k2 = w0[lines], w1[lines], w2[lines]
-        first = np.r_[True, (k0[1:] != k0[:-1]) | (k1[1:] != k1[:-1]) | (k2[1:] != k2[:-1])]
+        k = np.column_stack([w0[lines], w1[lines], w2[lines]])
+        first = np.r_[True, (k[1:] != k[:-1]).any(axis=1)]
         lines = np.sort(lines[first])  # key ids in order of first appearance
         values = self._parse_many(buf, starts[lines], key_len[lines])
         if values is None:
@@ -254,16 +259,19 @@ class KeyTable:
         )
         if not ok:
             return None
+        # each digit times its power of ten within its field, summed per field
         field = np.cumsum(comma, axis=1)
-        values = np.zeros((len(starts), self.n_ints), dtype=np.int64)
-        cap = 10**17  # above every limit: a longer number stays above it
-        for j in range(_MAX_KEY):
-            at = np.flatnonzero(digit[:, j])
-            if not at.size:
-                continue
-            f = field[at, j]
-            v = values[at, f]
-            values[at, f] = np.where(v >= cap, 10 * cap, v * 10 + (chars[at, j] - 48))
+        at = np.flatnonzero(digit.ravel())
+        group = (at // _MAX_KEY) * self.n_ints + field.ravel()[at]
+        sizes = np.bincount(group, minlength=len(starts) * self.n_ints)
+        if int(sizes.max()) > _MAX_DIGITS:
+            return None  # beyond every limit, or many leading zeros: the exact parser decides
+        ends = np.cumsum(sizes)
+        power = ends[group] - 1 - np.arange(len(at))
+        digits = chars.ravel()[at].astype(np.int64) - 48
+        values = np.add.reduceat(digits * _POW10[power], ends - sizes).reshape(
+            len(starts), self.n_ints
+        )
         if (values > np.array(self.limits, dtype=np.int64)).any():
             return None
         return values
@@ -274,16 +282,18 @@ class KeyTable:
             grow = max(need, 2 * len(self._values))
             self._words = [np.resize(w, grow) for w in self._words]
             self._values = np.resize(self._values, (grow, self.n_ints))
-        for words, new in zip(self._words, (w0, w1, w2), strict=True):
+        for words, new in zip(self._words, (w0, w1, w2[:, 0], w2[:, 1]), strict=True):
             words[self.size : need] = new
         self._values[self.size : need] = values
         self._long = self._long or bool((w2 != 0).any())
+        # w2: the third and fourth words, one row per key
         self.size = need
 
     def _place_many(self, kids: I64) -> None:
         """Put key ids ``kids`` in free slots, probing linearly from their home."""
         mask = (1 << self._bits) - 1
-        slot = self._hash(*(w[kids] for w in self._words))
+        w = self._words
+        slot = self._hash(w[0][kids], w[1][kids], np.column_stack([w[2][kids], w[3][kids]]))
         while kids.size:
             free = self._slots[slot] < 0
             _, first = np.unique(np.where(free, slot, -1), return_index=True)
@@ -386,7 +396,14 @@ def tokenize_block(
     head = _windows(buf, starts)
     w0 = head[:, 0]
     w1 = head[:, 1] & _KEEP_LOW[np.minimum(key_len - 8, 8)]
-    w2 = head[:, 2] & _KEEP_LOW[np.clip(key_len - 16, 0, 8)] if int(key_len.max()) > 16 else None
+    w2 = None
+    if int(key_len.max()) > 16:
+        w2 = np.column_stack(
+            [
+                head[:, 2] & _KEEP_LOW[np.clip(key_len - 16, 0, 8)],
+                head[:, 3] & _KEEP_LOW[np.clip(key_len - 24, 0, 8)],
+            ]
+        )
     key_ids = table.lookup(w0, w1, w2, key_len, buf, starts)
     if key_ids is None:
         return None
