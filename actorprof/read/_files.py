@@ -7,7 +7,6 @@ likewise ``PE<i>_PAPI.csv`` / ``PE<i>_papi.csv`` for the PAPI trace.
 
 from __future__ import annotations
 
-import os
 import re
 import stat
 from dataclasses import dataclass, replace
@@ -72,16 +71,13 @@ def find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
     folders: list[Path] = []
     if path.is_dir():
         try:
-            # scandir: the file type comes with the listing (no stat per file;
-            # a 65,536-PE run has 65,536 files)
-            with os.scandir(path) as listing:
-                entries = sorted(listing, key=lambda e: os.path.normcase(e.name))
+            entries = sorted(path.iterdir())
             candidates = []
-            for e in entries:
-                if e.is_file():
-                    candidates.append(path / e.name)
-                elif pattern.fullmatch(e.name):
-                    folders.append(path / e.name)
+            for p in entries:
+                if p.is_file():
+                    candidates.append(p)
+                elif pattern.fullmatch(p.name):
+                    folders.append(p)
         except OSError as exc:
             raise TraceFormatError(
                 f"cannot list this folder ({exc.strerror}). Check its permissions "
