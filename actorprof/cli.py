@@ -148,15 +148,17 @@ def engine_options(func: F) -> F:
             default=0,
             metavar="N",
             help="Worker processes reading files (and parts of big files) in parallel. "
-            "Default: all cores (0).",
+            "Default (0): the CPUs this process may use (its affinity, e.g. taskset or a "
+            "SLURM allocation, and at most SLURM_CPUS_PER_TASK).",
         ),
         click.option(
             "--cache-dir",
             type=click.Path(file_okay=False, path_type=Path),
             default=None,
             metavar="DIR",
-            help="Cache of reduced trace files, reused while a file is unchanged. "
-            "Default: $XDG_CACHE_HOME/actorprof or ~/.cache/actorprof.",
+            help="Cache of reduced traces (one entry per trace folder), reused while a "
+            "file is unchanged. Default: $ACTORPROF_CACHE_DIR, else "
+            "$XDG_CACHE_HOME/actorprof or ~/.cache/actorprof. See: actorprof cache.",
         ),
         click.option("--no-cache", is_flag=True, help="Neither read nor write the cache."),
         click.option(
@@ -1106,6 +1108,46 @@ def compare(
         console.info(note)
     for line in view.summary_lines():
         console.info(line)
+
+
+CACHE_EXAMPLE = """\b
+Examples:
+  actorprof cache                      # where, how many entries, how big, the cap
+  actorprof cache --clear              # remove every entry
+  ACTORPROF_CACHE_MAX=200MB actorprof logical run/   # a smaller cap
+  ACTORPROF_CACHE_DIR=/scratch/$USER/apcache actorprof report run/
+"""
+
+
+@main.command(epilog=CACHE_EXAMPLE, context_settings=CONTEXT)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="The cache folder. Default: as the reading commands ($ACTORPROF_CACHE_DIR, "
+    "else $XDG_CACHE_HOME/actorprof or ~/.cache/actorprof).",
+)
+@click.option("--clear", is_flag=True, help="Remove every entry.")
+@handle_errors
+def cache(cache_dir: Path | None, clear: bool) -> None:
+    """Where the cache of reduced traces is and how big; --clear empties it.
+
+    One entry per trace folder; the folder is kept under ACTORPROF_CACHE_MAX
+    (default 1 GB) by removing the least recently used entries.
+    """
+    from .engine.cache import TraceCache
+
+    store = TraceCache(cache_dir)
+    if clear:
+        removed = store.clear()
+        click.echo(f"removed {removed} entr{'y' if removed == 1 else 'ies'} from {store.folder}")
+        return
+    info = store.info()
+    click.echo(f"folder: {info.folder}")
+    click.echo(f"entries: {info.entries}")
+    click.echo(f"size: {info.size_bytes / 1e6:,.1f} MB ({info.size_bytes:,} bytes)")
+    click.echo(f"cap: {info.max_bytes / 1e6:,.1f} MB (ACTORPROF_CACHE_MAX)")
 
 
 if __name__ == "__main__":  # pragma: no cover

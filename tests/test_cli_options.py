@@ -34,7 +34,11 @@ def commands() -> dict[str, click.Command]:
     return dict(main.commands)
 
 
-@pytest.mark.parametrize("name", sorted(commands()))
+#: Commands that read no trace (so take no PE count).
+NOT_TRACE_COMMANDS = {"cache"}
+
+
+@pytest.mark.parametrize("name", sorted(set(commands()) - NOT_TRACE_COMMANDS))
 def test_every_command_takes_n_and_figure_commands_dpi(name: str) -> None:
     command = commands()[name]
     opts = {o for p in command.params if isinstance(p, click.Option) for o in p.opts}

@@ -314,14 +314,21 @@ class CommPartial:
     def compact(self) -> CommPartial:
         """The same partial with each cell and pair once (sorted)."""
         out = CommPartial(messages=self.messages, time_min=self.time_min, time_max=self.time_max)
-        if self.src.size:
-            cells, inverse = np.unique(_key(self.src, self.dst), return_inverse=True)
+        keys = _key(self.src, self.dst)
+        if keys.size and bool((keys[1:] > keys[:-1]).all()):
+            # already sorted and distinct (partials of files joined in PE order)
+            out.src, out.dst, out.counts, out.nbytes = self.src, self.dst, self.counts, self.nbytes
+        elif keys.size:
+            cells, inverse = np.unique(keys, return_inverse=True)
             inverse = inverse.ravel()
             out.src, out.dst = cells >> 32, cells & _LOW32
             out.counts = _weighted_bincount(inverse, self.counts, len(cells))
             out.nbytes = _weighted_bincount(inverse, self.nbytes, len(cells))
-        if self.pe.size:
-            pairs = np.unique(_key(self.pe, self.node - _NODE_MIN))
+        pairs = _key(self.pe, self.node - _NODE_MIN)
+        if pairs.size and bool((pairs[1:] > pairs[:-1]).all()):
+            out.pe, out.node = self.pe, self.node
+        elif pairs.size:
+            pairs = np.unique(pairs)
             out.pe, out.node = pairs >> 32, (pairs & _LOW32) + _NODE_MIN
         return out
 

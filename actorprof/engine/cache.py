@@ -1,22 +1,35 @@
 """Cache of reduced trace files, so a second run skips reading them.
 
-One entry per trace file holds its map result: the sparse partial matrices,
-the (PE, node) pairs, times, and the file's line accounting (the
-:class:`FileReport`, skipped-line examples included). Entries are keyed by
-the file's absolute path, size and modification time (ns), actorprof's
-version and the reader's options, so a changed file or a new actorprof is a
-miss. They live in a user cache folder (``$XDG_CACHE_HOME/actorprof`` or
-``~/.cache/actorprof``, or ``--cache-dir``), never in the trace folder
-unless asked. An entry that cannot be read is ignored and rewritten.
-Writes are atomic (temporary file, then rename), so concurrent runs are safe.
+One entry per trace folder (and phase, and reader options): a single
+``.npz`` file holding every file's map result packed into a few arrays (the
+sparse partial matrices, the (PE, node) pairs, times) and its line
+accounting (the :class:`FileReport`, skipped-line examples included). A
+65,536-PE run is one file in the cache, not 65,536: HPC home folders have
+inode quotas.
+
+Each trace file in an entry carries its size, modification and change
+times (ns) and inode: a file edited in place (even at the same size, with
+its modification time put back) or replaced is read again, the others are
+reused. The entry also names actorprof's version and the options, so a new
+actorprof never uses old entries. An entry that cannot be read or does not
+hold together is ignored, with a note, and rewritten; writes are atomic
+(temporary file, then rename), so concurrent runs are safe.
+
+Entries live in ``$ACTORPROF_CACHE_DIR``, else ``$XDG_CACHE_HOME/actorprof``
+or ``~/.cache/actorprof`` (or ``--cache-dir``), never in the trace folder
+unless asked. The folder is kept under a size cap (``$ACTORPROF_CACHE_MAX``,
+default 1 GB) by removing the least recently used entries.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import tempfile
+import time
+from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -24,42 +37,108 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
-from ..analyze.matrix import CommPartial
-from ..read import FileReport, SkippedLine
-from .map import FileResult
+from ..read import FileReport, ReadReport, SkippedLine, TraceFile
+from .map import FileResult, Packed
 
-__all__ = ["CACHE_FORMAT", "TraceCache", "default_cache_dir"]
+__all__ = [
+    "CACHE_FORMAT",
+    "DEFAULT_CACHE_MAX",
+    "CacheInfo",
+    "TraceCache",
+    "cache_max_bytes",
+    "default_cache_dir",
+    "parse_size",
+]
 
 #: Bump when the entry layout or the map step's output changes.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
+#: Size cap of the cache folder without ``$ACTORPROF_CACHE_MAX``.
+DEFAULT_CACHE_MAX = 10**9
 _ARRAYS = ("src", "dst", "counts", "nbytes", "pe", "node")
+#: Per file: size, mtime_ns, inode, ctime_ns, then the accounting.
+_STAT = 4
+_COUNTS = ("lines_read", "lines_blank", "bytes_read", "mismatched")
 
 
 def default_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/actorprof``, else ``~/.cache/actorprof``."""
+    """``$ACTORPROF_CACHE_DIR``, else ``$XDG_CACHE_HOME/actorprof``, else ``~/.cache/actorprof``."""
+    own = os.environ.get("ACTORPROF_CACHE_DIR")
+    if own:
+        return Path(own).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "actorprof"
 
 
-class TraceCache:
-    """Reduced-file entries under ``folder/<kind>/``."""
+def parse_size(text: str) -> int:
+    """``"1GB"`` -> 10**9, ``"500M"``, ``"2GiB"`` -> 2 * 2**30, ``"123"`` bytes.
 
-    def __init__(self, folder: str | PathLike[str] | None = None, *, kind: str = "logical") -> None:
+    Raises
+    ------
+    ValueError
+        Not a size.
+    """
+    t = text.strip().lower().removesuffix("b")
+    binary = t.endswith("i")
+    t = t.removesuffix("i")
+    units = "kmgt"
+    factor = 1
+    if t and t[-1] in units:
+        factor = (1024 if binary else 1000) ** (units.index(t[-1]) + 1)
+        t = t[:-1]
+    value = float(t)
+    if value < 0:
+        raise ValueError(f"{text!r}: a size cannot be negative")
+    return int(value * factor)
+
+
+def cache_max_bytes() -> int:
+    """The cap: ``$ACTORPROF_CACHE_MAX`` (e.g. ``500MB``, ``0`` to keep nothing)
+    or :data:`DEFAULT_CACHE_MAX`. A value that is not a size is ignored."""
+    text = os.environ.get("ACTORPROF_CACHE_MAX")
+    if text:
+        try:
+            return parse_size(text)
+        except ValueError:
+            pass
+    return DEFAULT_CACHE_MAX
+
+
+@dataclass(frozen=True)
+class CacheInfo:
+    """Where the cache is, how big, and its cap (``actorprof cache``)."""
+
+    folder: Path
+    entries: int
+    size_bytes: int
+    max_bytes: int
+
+
+class TraceCache:
+    """One packed entry per trace folder under ``folder/<kind>/``."""
+
+    def __init__(
+        self,
+        folder: str | PathLike[str] | None = None,
+        *,
+        kind: str = "logical",
+        max_bytes: int | None = None,
+    ) -> None:
         self.folder = Path(folder) if folder is not None else default_cache_dir()
         self.kind = kind
+        self.max_bytes = cache_max_bytes() if max_bytes is None else max_bytes
 
-    def key(self, path: Path, options: dict[str, Any]) -> str | None:
-        """The entry name of ``path`` as it is now (None if it cannot be stat'ed)."""
+    # -- entries -----------------------------------------------------------
+
+    def key(self, trace: Path, *, phase: str | None, options: dict[str, Any]) -> str | None:
+        """The entry name of a trace folder (or file) read with ``options``."""
         try:
-            resolved = path.resolve()
-            st = resolved.stat()
+            resolved = trace.resolve()
         except OSError:
             return None
         ident = json.dumps(
             {
-                "path": str(resolved),
-                "size": st.st_size,
-                "mtime_ns": st.st_mtime_ns,
+                "trace": str(resolved),
+                "phase": phase,
                 "version": __version__,
                 "format": CACHE_FORMAT,
                 "kind": self.kind,
@@ -69,68 +148,249 @@ class TraceCache:
         )
         return hashlib.sha256(ident.encode()).hexdigest()
 
-    def _file(self, key: str) -> Path:
-        return self.folder / self.kind / key[:2] / f"{key}.npz"
+    def _entry(self, key: str) -> Path:
+        return self.folder / self.kind / f"{key}.npz"
 
-    def load(self, key: str, path: Path, *, pe: int | None, phase: str | None) -> FileResult | None:
-        """The cached result, or None (missing, unreadable or not matching)."""
-        entry = self._file(key)
+    def load(
+        self,
+        trace: Path,
+        files: list[TraceFile],
+        *,
+        phase: str | None,
+        options: dict[str, Any],
+        report: ReadReport,
+    ) -> dict[int, FileResult]:
+        """The cached result of each unchanged file of ``files``, by index."""
+        key = self.key(trace, phase=phase, options=options)
+        if key is None:
+            return {}
+        entry = self._entry(key)
+        if not entry.exists():
+            return {}
         try:
-            with np.load(entry, allow_pickle=False) as npz:
-                arrays = {name: np.asarray(npz[name], dtype=np.int64) for name in _ARRAYS}
-                meta = json.loads(bytes(npz["meta"]).decode())
-            if meta["key"] != key:
-                raise ValueError("key mismatch")
-            report = FileReport(
-                str(path),
-                pe=pe,
-                phase=phase,
-                lines_read=int(meta["lines_read"]),
-                lines_blank=int(meta["lines_blank"]),
-                bytes_read=int(meta["bytes_read"]),
-                skipped={str(k): int(v) for k, v in meta["skipped"].items()},
-                examples=[SkippedLine(int(e[0]), str(e[1]), str(e[2])) for e in meta["examples"]],
+            names, stats, packed, counts, extras = _read_entry(entry, key)
+        except Exception as exc:  # any damage: ignored, read again, rewritten
+            report.note(
+                f"cache entry {entry} is damaged ({type(exc).__name__}): ignored, "
+                "the trace is read again"
             )
-            partial = CommPartial(
-                **arrays,
-                messages=int(meta["messages"]),
-                time_min=meta["time_min"],
-                time_max=meta["time_max"],
+            return {}
+        where = {name: j for j, name in enumerate(names)}
+        found: dict[int, FileResult] = {}
+        for i, f in enumerate(files):
+            j = where.get(f.path.name)
+            if j is None or _stat(f.path) != tuple(stats[j]):
+                continue
+            skipped, examples = extras.get(str(j), ({}, []))
+            file_report = FileReport(
+                str(f.path),
+                pe=f.pe,
+                phase=f.phase,
+                lines_read=int(counts[j, 0]),
+                lines_blank=int(counts[j, 1]),
+                bytes_read=int(counts[j, 2]),
+                skipped={str(k): int(v) for k, v in skipped.items()},
+                examples=[SkippedLine(int(e[0]), str(e[1]), str(e[2])) for e in examples],
             )
-            result = FileResult(report, partial, int(meta["mismatched"]))
-        except Exception:  # any damage: a miss, recomputed and rewritten
-            return None
-        return result
+            found[i] = FileResult(file_report, packed.part(j), int(counts[j, 3]))
+        if found:
+            _touch(entry)
+        return found
 
-    def save(self, key: str, result: FileResult) -> None:
-        """Store ``result`` (errors while writing are ignored: it is a cache)."""
-        r = result.report
+    def save(
+        self,
+        trace: Path,
+        files: list[TraceFile],
+        results: dict[int, FileResult],
+        *,
+        phase: str | None,
+        options: dict[str, Any],
+        report: ReadReport,
+    ) -> None:
+        """Store every file's result as the trace's one entry, then keep the
+        cache under its cap (errors while writing are ignored: it is a cache)."""
+        key = self.key(trace, phase=phase, options=options)
+        if key is None:
+            return
+        keep = [i for i in range(len(files)) if i in results and results[i].error is None]
+        stats = {i: _stat(files[i].path) for i in keep}
+        keep = [i for i in keep if stats[i] is not None]
+        if not keep:
+            return
+        rows = [results[i] for i in keep]
+        packed = Packed.of([r.partial for r in rows])
+        extras = {
+            str(j): [r.report.skipped, [[e.line, e.reason, e.text] for e in r.report.examples]]
+            for j, r in enumerate(rows)
+            if r.report.skipped or r.report.examples
+        }
         meta = {
             "key": key,
-            "lines_read": r.lines_read,
-            "lines_blank": r.lines_blank,
-            "bytes_read": r.bytes_read,
-            "skipped": r.skipped,
-            "examples": [[e.line, e.reason, e.text] for e in r.examples],
-            "messages": result.partial.messages,
-            "time_min": result.partial.time_min,
-            "time_max": result.partial.time_max,
-            "mismatched": result.mismatched,
+            "names": [files[i].path.name for i in keep],
+            "extras": extras,
         }
-        entry = self._file(key)
+        counts = np.array(
+            [
+                [r.report.lines_read, r.report.lines_blank, r.report.bytes_read, r.mismatched]
+                for r in rows
+            ],
+            dtype=np.int64,
+        ).reshape(len(rows), len(_COUNTS))
+        arrays = {
+            **packed.arrays,
+            "cell_ends": packed.cell_ends,
+            "pair_ends": packed.pair_ends,
+            "messages": packed.messages,
+            "times": packed.times,
+            "stats": np.array([stats[i] for i in keep], dtype=np.int64).reshape(len(keep), _STAT),
+            "accounting": counts,
+            "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+        }
+        entry = self._entry(key)
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as out:
-                    np.savez(
-                        out,
-                        meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
-                        **{name: getattr(result.partial, name) for name in _ARRAYS},
-                    )
+                    np.savez(out, **arrays)  # type: ignore[arg-type]
                 os.replace(tmp, entry)
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
                 raise
         except OSError:
-            pass
+            return
+        size = _size(entry)
+        if entry in self.evict(keep=entry):
+            report.note(
+                f"the cache entry of this trace ({size:,} bytes) is larger than the cache "
+                f"cap ({self.max_bytes:,} bytes, ACTORPROF_CACHE_MAX): not kept"
+            )
+
+    # -- the folder as a whole ------------------------------------------------
+
+    def _entries(self) -> list[Path]:
+        """Every entry file of every kind (and of the older per-file layout)."""
+        if not self.folder.is_dir():
+            return []
+        found = []
+        for kind in self.folder.iterdir():
+            if kind.is_dir():
+                found += [p for p in kind.rglob("*.npz") if p.is_file()]
+        return found
+
+    def info(self) -> CacheInfo:
+        """Where the cache is, how many entries, how many bytes."""
+        entries = self._entries()
+        size = sum(_size(p) for p in entries)
+        return CacheInfo(self.folder, len(entries), size, self.max_bytes)
+
+    def evict(self, *, keep: Path | None = None) -> list[Path]:
+        """Remove least recently used entries until the cache is under its cap.
+
+        ``keep`` (the entry just written) goes last, and only if it alone is
+        over the cap. Returns the entries removed.
+        """
+        entries = []
+        for p in self._entries():
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            entries.append((p == keep, st.st_mtime_ns, st.st_size, p))
+        total = sum(e[2] for e in entries)
+        removed = []
+        for _, _, size, p in sorted(entries):
+            if total <= self.max_bytes:
+                break
+            try:
+                p.unlink()
+            except OSError:
+                continue
+            total -= size
+            removed.append(p)
+        return removed
+
+    def clear(self) -> int:
+        """Remove every entry (and the folders they were in); returns how many."""
+        entries = self._entries()
+        for p in entries:
+            p.unlink(missing_ok=True)
+        if self.folder.is_dir():
+            for kind in self.folder.iterdir():
+                if kind.is_dir():
+                    for tmp in kind.rglob("*.tmp"):
+                        tmp.unlink(missing_ok=True)
+                    _remove_empty(kind)
+        return len(entries)
+
+
+def _read_entry(
+    entry: Path, key: str
+) -> tuple[list[str], np.ndarray, Packed, np.ndarray, dict[str, Any]]:
+    """An entry's contents, checked to hold together (else an exception)."""
+    with np.load(entry, allow_pickle=False) as npz:
+        arrays = {name: np.asarray(npz[name], dtype=np.int64) for name in _ARRAYS}
+        cell_ends = np.asarray(npz["cell_ends"], dtype=np.int64)
+        pair_ends = np.asarray(npz["pair_ends"], dtype=np.int64)
+        messages = np.asarray(npz["messages"], dtype=np.int64)
+        times = np.asarray(npz["times"], dtype=np.float64)
+        stats = np.asarray(npz["stats"], dtype=np.int64)
+        counts = np.asarray(npz["accounting"], dtype=np.int64)
+        meta = json.loads(bytes(npz["meta"]).decode())
+    names = meta["names"]
+    n = len(names)
+    if meta["key"] != key:
+        raise ValueError("key mismatch")
+    shapes_ok = (
+        cell_ends.shape == pair_ends.shape == messages.shape == (n,)
+        and times.shape == (n, 2)
+        and stats.shape == (n, _STAT)
+        and counts.shape == (n, len(_COUNTS))
+        and all(isinstance(name, str) for name in names)
+    )
+    if not shapes_ok:
+        raise ValueError("inconsistent shapes")
+    for ends, names_ in (
+        (cell_ends, ("src", "dst", "counts", "nbytes")),
+        (pair_ends, ("pe", "node")),
+    ):
+        if n and (ends[-1] != len(arrays[names_[0]]) or (np.diff(ends) < 0).any() or ends[0] < 0):
+            raise ValueError("inconsistent offsets")
+        if len({len(arrays[name]) for name in names_}) != 1:
+            raise ValueError("inconsistent lengths")
+    if (counts < 0).any() or (messages < 0).any():
+        raise ValueError("negative counts")
+    packed = Packed(arrays, cell_ends, pair_ends, messages, times)
+    return names, stats, packed, counts, meta["extras"]
+
+
+def _stat(path: Path) -> tuple[int, int, int, int] | None:
+    """What says a file changed: size, mtime, inode, ctime (ns)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _touch(entry: Path) -> None:
+    """Mark an entry used now (its mtime orders the eviction)."""
+    try:
+        now = time.time_ns()
+        os.utime(entry, ns=(now, now))
+    except OSError:
+        pass
+
+
+def _remove_empty(folder: Path) -> None:
+    for sub in [*sorted(folder.rglob("*"), reverse=True), folder]:
+        if sub.is_dir():
+            with contextlib.suppress(OSError):
+                sub.rmdir()

@@ -18,7 +18,7 @@ from ..analyze.matrix import CommPartial
 from ..errors import TraceFormatError
 from ..read import FAST_BLOCK_BYTES, FileReport, logical_blocks, new_key_table
 
-__all__ = ["FileResult", "RangeResult", "merge_ranges", "reduce_range"]
+__all__ = ["FileResult", "Packed", "RangeResult", "UnitResult", "merge_ranges", "reduce_range"]
 
 
 @dataclass
@@ -27,7 +27,8 @@ class RangeResult:
 
     path: str
     start: int
-    partial: CommPartial
+    #: None once the unit's results are packed (:class:`UnitResult`).
+    partial: CommPartial | None
     report: FileReport
     mismatched: int = 0
     #: (line relative to the range or None, message) of the first error.
@@ -62,7 +63,8 @@ def reduce_range(
     worker always answers.
     """
     report = FileReport(path, pe=file_pe)
-    result = RangeResult(path, start, CommPartial(), report)
+    partial = CommPartial()
+    result = RangeResult(path, start, partial, report)
     table = new_key_table()
     key_counts = np.zeros(0, dtype=np.int64)
     try:
@@ -79,7 +81,7 @@ def reduce_range(
         ):
             if block.key_ids is None:
                 frame = block.to_frame(table)
-                result.partial.add_frame(frame)
+                partial.add_frame(frame)
                 if file_pe is not None and len(frame):
                     result.mismatched += int((frame["src_pe"].to_numpy() != file_pe).sum())
                 continue
@@ -89,24 +91,25 @@ def reduce_range(
             key_counts[: len(counts)] += counts
             if block.time_range is not None:
                 low, high = block.time_range
-                result.partial.add_times(low / 1_000_000, high / 1_000_000)
+                partial.add_times(low / 1_000_000, high / 1_000_000)
     except TraceFormatError as exc:
         result.error = (exc.line, exc.message)
         return result
-    _add_keys(result, table.values, key_counts, file_pe)
+    result.mismatched += _add_keys(partial, table.values, key_counts, file_pe)
     return result
 
 
 def _add_keys(
-    result: RangeResult, values: np.ndarray, key_counts: np.ndarray, file_pe: int | None
-) -> None:
-    """Turn the fast route's per-key counts into cells and (pe, node) pairs."""
+    partial: CommPartial, values: np.ndarray, key_counts: np.ndarray, file_pe: int | None
+) -> int:
+    """Turn the fast route's per-key counts into cells and (pe, node) pairs;
+    returns how many lines have a source other than ``file_pe``."""
     used = np.flatnonzero(key_counts)
     if not used.size:
-        return
+        return 0
     v = values[used]
     counts = key_counts[used]
-    result.partial.add_cells(
+    partial.add_cells(
         v[:, 1],
         v[:, 3],
         counts,
@@ -114,13 +117,22 @@ def _add_keys(
         np.r_[v[:, 1], v[:, 3]],
         np.r_[v[:, 0], v[:, 2]],
     )
-    result.partial.messages += int(counts.sum())
-    if file_pe is not None:
-        result.mismatched += int(counts[v[:, 1] != file_pe].sum())
+    partial.messages += int(counts.sum())
+    return 0 if file_pe is None else int(counts[v[:, 1] != file_pe].sum())
 
 
 def merge_ranges(parts: list[RangeResult], *, pe: int | None, phase: str | None) -> FileResult:
-    """Merge a file's ranges (in file order): sums, absolute line numbers."""
+    """Merge a file's ranges (in file order): sums, absolute line numbers.
+
+    Ranges without their partial (packed away) give the accounting only;
+    the partials given are compacted (:func:`actorprof.engine.run.run_unit`).
+    """
+    if len(parts) == 1 and parts[0].error is None:
+        part = parts[0]  # a whole file: its report is the file's
+        report = part.report
+        report.pe, report.phase = pe, phase
+        partial = CommPartial() if part.partial is None else part.partial
+        return FileResult(report, partial, part.mismatched)
     report = FileReport(parts[0].path, pe=pe, phase=phase)
     out = FileResult(report)
     offset = 0
@@ -131,7 +143,94 @@ def merge_ranges(parts: list[RangeResult], *, pe: int | None, phase: str | None)
             return out
         report.absorb(part.report, offset)
         offset += part.report.lines_total
-        out.partial.merge(part.partial)
+        if part.partial is not None:
+            out.partial.merge(part.partial)
         out.mismatched += part.mismatched
     out.partial = out.partial.compact()
     return out
+
+
+@dataclass
+class UnitResult:
+    """What the map step of one unit (several files or ranges) returns.
+
+    ``ranges`` hold the line accounting of each (partials stripped: a few
+    hundred bytes each to send back); ``total`` is the unit's partials
+    summed (compacted in the worker, so the reduce only joins a few large
+    sorted partials); ``packed``, when asked for (the cache keeps each
+    file's partial), holds every range's own partial.
+    """
+
+    ranges: list[RangeResult]
+    total: CommPartial
+    packed: Packed | None = None
+
+
+_CELLS = ("src", "dst", "counts", "nbytes")
+_PAIRS = ("pe", "node")
+
+
+@dataclass
+class Packed:
+    """Many partials as one set of arrays (cheap to pickle and to store).
+
+    Partial ``i`` holds cells ``cell_ends[i-1]:cell_ends[i]`` and (PE, node)
+    pairs ``pair_ends[i-1]:pair_ends[i]``; ``times`` has NaN for no time.
+    """
+
+    arrays: dict[str, np.ndarray]
+    cell_ends: np.ndarray
+    pair_ends: np.ndarray
+    messages: np.ndarray
+    times: np.ndarray
+
+    @classmethod
+    def of(cls, parts: list[CommPartial]) -> Packed:
+        arrays = {
+            name: np.concatenate([np.zeros(0, np.int64), *(getattr(p, name) for p in parts)])
+            for name in (*_CELLS, *_PAIRS)
+        }
+        times = np.array(
+            [
+                [
+                    np.nan if p.time_min is None else p.time_min,
+                    np.nan if p.time_max is None else p.time_max,
+                ]
+                for p in parts
+            ],
+            dtype=np.float64,
+        ).reshape(len(parts), 2)
+        return cls(
+            arrays,
+            np.cumsum([p.src.size for p in parts], dtype=np.int64),
+            np.cumsum([p.pe.size for p in parts], dtype=np.int64),
+            np.array([p.messages for p in parts], dtype=np.int64),
+            times,
+        )
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def part(self, i: int) -> CommPartial:
+        """Partial ``i`` (views into the arrays)."""
+        a = 0 if i == 0 else int(self.cell_ends[i - 1])
+        b = int(self.cell_ends[i])
+        c = 0 if i == 0 else int(self.pair_ends[i - 1])
+        d = int(self.pair_ends[i])
+        low, high = (float(t) for t in self.times[i])
+        arr = self.arrays
+        return CommPartial(
+            arr["src"][a:b],
+            arr["dst"][a:b],
+            arr["counts"][a:b],
+            arr["nbytes"][a:b],
+            arr["pe"][c:d],
+            arr["node"][c:d],
+            messages=int(self.messages[i]),
+            time_min=None if np.isnan(low) else low,
+            time_max=None if np.isnan(high) else high,
+        )
+
+
+def _float(t: float | None) -> float:
+    return np.nan if t is None else t

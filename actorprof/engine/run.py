@@ -20,12 +20,15 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .._progress import ProgressSink
-from ..analyze.matrix import CommAccumulator
+from ..analyze.matrix import CommAccumulator, CommPartial
 from ..errors import TraceFormatError, UsageError
 from ..read import FAST_BLOCK_BYTES, ReadReport, TraceFile, logical_files, require_trace_lines
 from ..schema import LOGICAL_COLUMNS
-from .map import FileResult, RangeResult, merge_ranges, reduce_range
+from .batch import reduce_small_files
+from .map import FileResult, Packed, RangeResult, UnitResult, merge_ranges, reduce_range
 
 __all__ = ["DEFAULT_SPLIT_BYTES", "Engine", "reduce_logical"]
 
@@ -34,30 +37,90 @@ DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
-class Unit:
-    """One map task: lines in bytes ``[start, stop)`` of one file."""
+class Item:
+    """Lines in bytes ``[start, stop)`` (None: to the end) of file ``index``."""
 
     index: int
     path: str
     start: int
     stop: int | None
     pe: int | None
+    #: A whole file of at most ``block_bytes``: read with others (batch route).
+    small: bool = False
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One map task: a range of a big file, or many small files (a batch).
+
+    ``packed``: return each item's partial too (for the cache), not only
+    their sum.
+    """
+
+    items: tuple[Item, ...]
     pe_limit: int | None
     reason: str
     block_bytes: int = FAST_BLOCK_BYTES
+    packed: bool = False
 
 
-def run_unit(unit: Unit) -> RangeResult:
+def run_unit(unit: Unit) -> UnitResult:
     """The map step (runs in a worker process or on a Dask worker)."""
-    return reduce_range(
-        unit.path,
-        unit.start,
-        unit.stop,
-        file_pe=unit.pe,
-        pe_limit=unit.pe_limit,
-        reason=unit.reason,
-        block_bytes=unit.block_bytes,
-    )
+    whole = [(i, it) for i, it in enumerate(unit.items) if it.small]
+    results: list[RangeResult | None] = [None] * len(unit.items)
+    if len(whole) > 1:
+        batch = reduce_small_files(
+            [(it.path, it.pe) for _, it in whole],
+            pe_limit=unit.pe_limit,
+            block_bytes=unit.block_bytes,
+        )
+        for (i, _), found in zip(whole, batch, strict=True):
+            results[i] = found
+    ranges: list[RangeResult] = []
+    parts: list[CommPartial] = []
+    for item, found in zip(unit.items, results, strict=True):
+        if found is None:
+            found = reduce_range(
+                item.path,
+                item.start,
+                item.stop,
+                file_pe=item.pe,
+                pe_limit=unit.pe_limit,
+                reason=unit.reason,
+                block_bytes=unit.block_bytes,
+            )
+            assert found.partial is not None
+            found.partial = found.partial.compact()
+        assert found.partial is not None
+        parts.append(found.partial)
+        found.partial = None
+        ranges.append(found)
+    total = CommPartial()
+    for part in parts:
+        total.messages += part.messages
+        total.add_times(part.time_min, part.time_max)
+    total.add_cells(*(np.concatenate([getattr(p, n) for p in parts]) for n in _COLUMNS))
+    return UnitResult(ranges, total.compact(), Packed.of(parts) if unit.packed else None)
+
+
+_COLUMNS = ("src", "dst", "counts", "nbytes", "pe", "node")
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on: its affinity mask (``taskset``, cgroups
+    cpusets), and at most ``SLURM_CPUS_PER_TASK`` when SLURM sets it."""
+    count = getattr(os, "process_cpu_count", None)  # Python 3.13: affinity-aware
+    if count is not None:
+        n = count() or 1
+    else:
+        try:
+            n = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            n = os.cpu_count() or 1
+    slurm = os.environ.get("SLURM_CPUS_PER_TASK", "")
+    if slurm.strip().isdigit() and int(slurm) >= 1:
+        n = min(n, int(slurm))
+    return max(1, n)
 
 
 @dataclass
@@ -67,7 +130,8 @@ class Engine:
     Parameters
     ----------
     jobs
-        Worker processes; None or 0: all cores (``os.cpu_count()``).
+        Worker processes; None or 0: the CPUs this process may use
+        (:func:`available_cpus`: affinity, ``SLURM_CPUS_PER_TASK``).
     cache
         Use the cache of reduced files.
     cache_dir
@@ -76,7 +140,8 @@ class Engine:
         Address of a ``dask.distributed`` scheduler (or a ``Client``); the map
         then runs on that cluster, which must see the trace files.
     split_bytes
-        Files larger than this are read as several ranges.
+        Files larger than this are read as several ranges; smaller files
+        travel in batches of up to this many bytes (one task, one partial).
     block_bytes
         Bytes parsed at once by a worker (memory per worker ~ a few times this).
     parallel_min_bytes
@@ -97,7 +162,7 @@ class Engine:
         """Worker processes the map uses."""
         if self.jobs:
             return int(self.jobs)
-        return os.cpu_count() or 1
+        return available_cpus()
 
 
 def reduce_logical(
@@ -122,15 +187,14 @@ def reduce_logical(
     report.num_pes = num_pes
     if progress is not None:
         progress.begin(report.bytes_planned, report.files_planned)
-    results = _results(files, report, engine, progress)
     acc = CommAccumulator(num_pes)
+    results = _results(Path(path), phase, files, report, engine, progress, acc)
     for trace_file, result in zip(files, results, strict=True):
         if result.error is not None:
             line, message = result.error
             raise TraceFormatError(message, path=trace_file.path, line=line)
         report.files.append(result.report)
         require_trace_lines(result.report, "logical trace")
-        acc.add_partial(result.partial)
         if result.mismatched:
             report.warn(
                 f"{trace_file.path}: {result.mismatched} line(s) have src_pe != {trace_file.pe} "
@@ -140,81 +204,113 @@ def reduce_logical(
 
 
 def _results(
+    path: Path,
+    phase: str | None,
     files: list[TraceFile],
     report: ReadReport,
     engine: Engine,
     progress: ProgressSink | None,
+    acc: CommAccumulator,
 ) -> list[FileResult]:
+    """Every file's result (from the cache, or read); partials summed into ``acc``."""
     from .cache import TraceCache
 
     cache = TraceCache(engine.cache_dir) if engine.cache else None
     # the PE-id limit decides which lines are skipped: part of the key
     options = {"columns": list(LOGICAL_COLUMNS), "reader": 2, "pe_limit": report.pe_limit}
     found: dict[int, FileResult] = {}
-    keys: dict[int, str] = {}
-    done_bytes = done_files = 0
-    for i, f in enumerate(files):
-        key = cache.key(f.path, options) if cache is not None else None
-        if cache is None or key is None:
-            continue
-        keys[i] = key
-        hit = cache.load(key, f.path, pe=f.pe, phase=f.phase)
-        if hit is not None:
-            found[i] = hit
-            done_bytes += hit.report.bytes_read
-            done_files += 1
-    units = [u for i, f in enumerate(files) if i not in found for u in _units(i, f, report, engine)]
-    parts: dict[int, list[RangeResult]] = {}
-    left = {i: 0 for i in range(len(files)) if i not in found}
-    for u in units:
-        left[u.index] += 1
+    if cache is not None:
+        found = cache.load(path, files, phase=phase, options=options, report=report)
+        for hit in found.values():
+            acc.add_partial(hit.partial)
+    done_bytes = sum(hit.report.bytes_read for hit in found.values())
+    done_files = len(found)
     if progress is not None:
         progress.update(done_bytes, done_files)
-    pending = sum(_size(files[i].path) for i in left)
-    for unit, result in _run(units, engine, serial=pending < engine.parallel_min_bytes):
-        parts.setdefault(unit.index, []).append(result)
-        done_bytes += result.report.bytes_read
-        left[unit.index] -= 1
-        if not left[unit.index]:
-            done_files += 1
+    sizes = {i: _size(f.path) for i, f in enumerate(files) if i not in found}
+    serial = sum(sizes.values()) < engine.parallel_min_bytes
+    units = _plan(files, sizes, report, engine, 1 if serial else engine.workers, cache is not None)
+    left = dict.fromkeys(sizes, 0)
+    for unit in units:
+        for item in unit.items:
+            left[item.index] += 1
+    parts: dict[int, list[RangeResult]] = {}
+    for unit, result in _run(units, engine, serial=serial):
+        acc.add_partial(result.total)
+        for k, (item, rr) in enumerate(zip(unit.items, result.ranges, strict=True)):
+            if result.packed is not None:
+                rr.partial = result.packed.part(k)
+            parts.setdefault(item.index, []).append(rr)
+            done_bytes += rr.report.bytes_read
+            left[item.index] -= 1
+            done_files += not left[item.index]
         if progress is not None:
             progress.update(done_bytes, done_files)
     for i, ranges in parts.items():
         ranges.sort(key=lambda r: r.start)
-        f = files[i]
-        merged = merge_ranges(ranges, pe=f.pe, phase=f.phase)
-        found[i] = merged
-        if cache is not None and i in keys and merged.error is None:
-            cache.save(keys[i], merged)
+        found[i] = merge_ranges(ranges, pe=files[i].pe, phase=files[i].phase)
+    if cache is not None and parts:
+        cache.save(path, files, found, phase=phase, options=options, report=report)
     return [found[i] for i in range(len(files))]
 
 
-def _units(index: int, f: TraceFile, report: ReadReport, engine: Engine) -> list[Unit]:
-    """One unit per range of about ``split_bytes``, cut after a line end."""
-    path = str(f.path)
-    try:
-        size = f.path.stat().st_size
-    except OSError:
-        size = 0
+def _plan(
+    files: list[TraceFile],
+    sizes: dict[int, int],
+    report: ReadReport,
+    engine: Engine,
+    workers: int,
+    packed: bool,
+) -> list[Unit]:
+    """Units of about ``split_bytes``: ranges of big files, batches of small ones.
+
+    Batches are made smaller when that keeps every worker busy (4 per worker).
+    """
+    small = sum(size for size in sizes.values() if size <= engine.split_bytes)
+    target = min(engine.split_bytes, max(engine.block_bytes, -(-small // (4 * workers))))
+    make = {
+        "pe_limit": report.pe_limit,
+        "reason": report.pe_limit_reason,
+        "block_bytes": engine.block_bytes,
+        "packed": packed,
+    }
+    units: list[Unit] = []
+    batch: list[Item] = []
+    batch_bytes = 0
+    for i, size in sizes.items():
+        f = files[i]
+        if size > engine.split_bytes:
+            cuts = _cuts(f.path, size, engine.split_bytes)
+            stops: list[int | None] = [*cuts[1:], None]
+            for a, b in zip(cuts, stops, strict=True):
+                units.append(Unit((Item(i, str(f.path), a, b, f.pe, False),), **make))  # type: ignore[arg-type]
+            continue
+        batch.append(Item(i, str(f.path), 0, None, f.pe, size <= engine.block_bytes))
+        batch_bytes += size
+        if batch_bytes >= target:
+            units.append(Unit(tuple(batch), **make))  # type: ignore[arg-type]
+            batch, batch_bytes = [], 0
+    if batch:
+        units.append(Unit(tuple(batch), **make))  # type: ignore[arg-type]
+    return units
+
+
+def _cuts(path: Path, size: int, split_bytes: int) -> list[int]:
+    """Starts of ranges of about ``split_bytes``, each just after a line end."""
     cuts = [0]
-    if size > engine.split_bytes:
-        try:
-            with open(path, "rb") as handle:
-                target = engine.split_bytes
-                while target < size:
-                    cut = _next_line_start(handle, target)
-                    if cut >= size:
-                        break
-                    if cut > cuts[-1]:
-                        cuts.append(cut)
-                    target = max(cut, target) + engine.split_bytes
-        except OSError:
-            cuts = [0]  # reported by the map step with the reader's message
-    stops: list[int | None] = [*cuts[1:], None]
-    return [
-        Unit(index, path, a, b, f.pe, report.pe_limit, report.pe_limit_reason, engine.block_bytes)
-        for a, b in zip(cuts, stops, strict=True)
-    ]
+    try:
+        with open(path, "rb") as handle:
+            target = split_bytes
+            while target < size:
+                cut = _next_line_start(handle, target)
+                if cut >= size:
+                    break
+                if cut > cuts[-1]:
+                    cuts.append(cut)
+                target = max(cut, target) + split_bytes
+    except OSError:
+        return [0]  # reported by the map step with the reader's message
+    return cuts
 
 
 def _next_line_start(handle: Any, offset: int) -> int:
@@ -237,7 +333,7 @@ def _size(path: Path) -> int:
 
 def _run(
     units: list[Unit], engine: Engine, *, serial: bool = False
-) -> Iterator[tuple[Unit, RangeResult]]:
+) -> Iterator[tuple[Unit, UnitResult]]:
     """Run the map over ``units``, yielding results as they finish."""
     if not units:
         return
@@ -251,13 +347,27 @@ def _run(
         return
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
         futures = {pool.submit(run_unit, unit): unit for unit in units}
         for future in as_completed(futures):
             yield futures[future], future.result()
 
 
-def _run_dask(units: list[Unit], scheduler: Any) -> Iterator[tuple[Unit, RangeResult]]:
+def _pool_context() -> Any:
+    """Workers started by a fork server (spawn where there is none), never by
+    forking this process: a notebook kernel has threads, and forking a
+    threaded process may deadlock (Python 3.12 warns). The server imports
+    this module once; each worker is forked from it, ready to run."""
+    import multiprocessing
+
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload([__name__])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def _run_dask(units: list[Unit], scheduler: Any) -> Iterator[tuple[Unit, UnitResult]]:
     try:
         from distributed import Client, as_completed
     except ImportError as exc:

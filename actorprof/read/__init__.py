@@ -10,6 +10,7 @@ from ._report import FileReport, ReadReport, SkippedLine
 from ._scan import require_trace_lines
 from .logical import (
     LogicalBlock,
+    canonical_lines,
     iter_logical,
     logical_blocks,
     logical_files,
@@ -27,6 +28,7 @@ __all__ = [
     "ReadReport",
     "SkippedLine",
     "TraceFile",
+    "canonical_lines",
     "check_input_path",
     "find_pe_files",
     "iter_logical",

@@ -13,8 +13,9 @@ How a block is read:
 
 * the integer fields of a line (its *key*, e.g. ``"0, 3, 1, 17, 16"``) take
   few distinct values in a trace (sources x destinations x sizes), so the
-  key's bytes (<= 24, as three 64-bit words) are looked up in a hash table;
-  each new key is parsed once, strictly, in Python; lines become key ids;
+  key's bytes (<= 32, as four 64-bit words) are looked up in a hash table;
+  the new keys of a block are parsed once, strictly, together (numpy); lines
+  become key ids;
 * the time field has a fixed layout within a block (same number of integer
   digits), so it is parsed with SWAR arithmetic on 64-bit words;
 * validity is checked with counts: every byte outside the checked
@@ -23,7 +24,6 @@ How a block is read:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,7 +39,7 @@ FAST_BLOCK_BYTES = 512 * 1024
 
 
 _PAD = 32  # zero bytes after a block, so 8-byte loads never run past it
-_MAX_KEY = 24  # bytes of integer fields handled by the fast path (three words)
+_MAX_KEY = 32  # bytes of integer fields handled by the fast path (four words)
 _MAX_INT_DIGITS = 10  # time_s integer digits: keeps microseconds below 2**53
 _LOW4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 _SH8, _SH16, _SH32 = np.uint64(8), np.uint64(16), np.uint64(32)
@@ -49,6 +49,7 @@ _HASH = (
     np.uint64(0x9E3779B97F4A7C15),
     np.uint64(0xC2B2AE3D27D4EB4F),
     np.uint64(0x165667B19E3779F9),
+    np.uint64(0x27D4EB2F165667C5),
 )
 #: _KEEP_HIGH[j]: keep the j highest bytes of a word (the last j characters).
 _KEEP_HIGH = np.array(
@@ -57,6 +58,9 @@ _KEEP_HIGH = np.array(
 #: _KEEP_LOW[j]: keep the j lowest bytes of a word (the first j characters).
 _KEEP_LOW = np.array([(1 << (8 * j)) - 1 for j in range(9)], dtype=np.uint64)
 _MICRO_LIMIT = 2**53
+#: Digits of an integer field parsed by the fast path (every limit has fewer).
+_MAX_DIGITS = 17
+_POW10 = 10 ** np.arange(_MAX_DIGITS, dtype=np.int64)
 _ALL64 = (1 << 64) - 1
 
 
@@ -163,10 +167,9 @@ class KeyTable:
         self.n_ints = n_ints
         self.limits = limits
         self.max_keys = max_keys
-        self._pattern = re.compile(rb"[0-9]+" + rb"(?:, [0-9]+)" * (n_ints - 1))
         self._bits = 10
         self._slots = np.full(1 << self._bits, -1, dtype=np.int64)
-        self._words = [np.zeros(16, dtype=np.uint64) for _ in range(3)]
+        self._words = [np.zeros(16, dtype=np.uint64) for _ in range(4)]
         self._long = False
         self._values = np.zeros((16, n_ints), dtype=np.int64)
         self.size = 0
@@ -180,16 +183,16 @@ class KeyTable:
     def _hash(self, w0: U64, w1: U64, w2: U64 | None) -> I64:
         mixed = (w0 * _HASH[0]) ^ (w1 * _HASH[1])
         if w2 is not None:
-            mixed ^= w2 * _HASH[2]
+            mixed ^= (w2[:, 0] * _HASH[2]) ^ (w2[:, 1] * _HASH[3])
         return (mixed >> np.uint64(64 - self._bits)).astype(np.int64)
 
     def _same(self, kid: I64, w0: U64, w1: U64, w2: U64 | None) -> NDArray[np.bool_]:
         words = self._words
         same = (words[0][kid] == w0) & (words[1][kid] == w1)
         if w2 is not None:
-            same &= words[2][kid] == w2
+            same &= (words[2][kid] == w2[:, 0]) & (words[3][kid] == w2[:, 1])
         elif self._long:
-            same &= words[2][kid] == 0
+            same &= (words[2][kid] == 0) & (words[3][kid] == 0)
         return np.asarray(same, dtype=np.bool_)
 
     def lookup(
@@ -203,7 +206,8 @@ class KeyTable:
     ) -> I64 | None:
         """Key id of every line; None when a key is not a valid canonical key.
 
-        ``w2`` is None when no key of the block is longer than 16 bytes.
+        ``w2`` holds the third and fourth words of each key (one row per
+        line); None when no key of the block is longer than 16 bytes.
         """
         while True:
             found = self._lookup_once(w0, w1, w2, key_len, buf, starts)
@@ -239,7 +243,7 @@ class KeyTable:
             keep = ~match & ~empty
             if empty.any():
                 new = pending[empty]
-                zero = np.zeros(len(w0), dtype=np.uint64)
+                zero = np.zeros((len(w0), 2), dtype=np.uint64)
                 grown = self._insert_new(
                     new, slot[new], w0, w1, zero if w2 is None else w2, key_len, buf, starts
                 )
@@ -266,71 +270,108 @@ class KeyTable:
         buf: NDArray[np.uint8],
         starts: I64,
     ) -> bool | None:
-        """Insert the keys of ``lines`` (one line per home slot); True if grown."""
-        _, first = np.unique(homes, return_index=True)
-        for line in lines[first].tolist():
-            key = (int(w0[line]), int(w1[line]), int(w2[line]))
-            start = int(starts[line])
-            values = self._parse(buf[start : start + int(key_len[line])].tobytes())
-            if values is None:
-                return None
-            if not self._place(key, values):
-                continue
-            if self.size > self.max_keys:
-                self.full = True
-                return None
-            if 4 * self.size > (1 << self._bits):
-                self._grow()
-                return True
-        return False
+        """Insert the distinct keys of ``lines`` (absent from the table), all
+        at once; True: the caller looks the block up again. None: a key is not
+        a valid canonical key, or the table is full.
 
-    def _home(self, key: tuple[int, int, int]) -> int:
-        mixed = 0
-        for word, factor in zip(key, _HASH, strict=True):
-            mixed ^= (word * int(factor)) & _ALL64
-        return mixed >> (64 - self._bits)
-
-    def _place(self, key: tuple[int, int, int], values: list[int]) -> bool:
-        """Insert a key unless present; True when inserted."""
-        mask = (1 << self._bits) - 1
-        slot = self._home(key)
-        while (kid := int(self._slots[slot])) >= 0:
-            if tuple(int(w[kid]) for w in self._words) == key:
-                return False
-            slot = (slot + 1) & mask
-        self._add(slot, key, values)
+        Vectorised: a trace of 65,536 PEs has about one distinct key per
+        line (the destinations), so keys are parsed and placed with numpy,
+        not one by one.
+        """
+        del homes  # placement probes from each key's home slot itself
+        lines = np.sort(lines)
+        order = np.lexsort((w2[lines, 1], w2[lines, 0], w1[lines], w0[lines]))  # stable
+        lines = lines[order]
+        k = np.column_stack([w0[lines], w1[lines], w2[lines]])
+        first = np.r_[True, (k[1:] != k[:-1]).any(axis=1)]
+        lines = np.sort(lines[first])  # key ids in order of first appearance
+        values = self._parse_many(buf, starts[lines], key_len[lines])
+        if values is None:
+            return None
+        if self.size + len(lines) > self.max_keys:
+            self.full = True
+            return None
+        self._append(w0[lines], w1[lines], w2[lines], values)
+        while 4 * self.size > (1 << self._bits):
+            self._bits += 2
+        if len(self._slots) != 1 << self._bits:
+            self._slots = np.full(1 << self._bits, -1, dtype=np.int64)
+            self._place_many(np.arange(self.size, dtype=np.int64))
+        else:
+            self._place_many(np.arange(self.size - len(lines), self.size, dtype=np.int64))
         return True
 
-    def _parse(self, text: bytes) -> list[int] | None:
-        if not self._pattern.fullmatch(text):
+    def _parse_many(self, buf: NDArray[np.uint8], starts: I64, key_len: I64) -> I64 | None:
+        """Integer fields of keys (each ``key_len`` <= 24 bytes at ``starts``),
+        strictly: ``[0-9]+(, [0-9]+)*`` with ``n_ints`` fields, each at most
+        its limit; None if any key is not."""
+        chars = _windows(buf, starts).view(np.uint8).reshape(len(starts), 32)[:, :_MAX_KEY]
+        inside = np.arange(_MAX_KEY) < key_len[:, None]
+        digit = (chars >= 48) & (chars <= 57) & inside
+        comma = (chars == 44) & inside
+        space = (chars == 32) & inside
+        after_comma = np.zeros_like(comma)
+        after_comma[:, 1:] = comma[:, :-1]
+        before_space = np.zeros_like(space)
+        before_space[:, :-1] = space[:, 1:]
+        after_space = np.zeros_like(space)
+        after_space[:, 1:] = space[:, :-1]
+        rows = np.arange(len(starts))
+        ok = (
+            ((digit | comma | space) == inside).all()
+            and (comma == before_space).all()
+            and (space == after_comma).all()
+            and (digit | ~after_space | ~inside).all()
+            and digit[:, 0].all()
+            and digit[rows, key_len - 1].all()
+            and (comma.sum(axis=1) == self.n_ints - 1).all()
+        )
+        if not ok:
             return None
-        values = [int(part) for part in text.split(b", ")]
-        if any(v > limit for v, limit in zip(values, self.limits, strict=True)):
+        # each digit times its power of ten within its field, summed per field
+        field = np.cumsum(comma, axis=1)
+        at = np.flatnonzero(digit.ravel())
+        group = (at // _MAX_KEY) * self.n_ints + field.ravel()[at]
+        sizes = np.bincount(group, minlength=len(starts) * self.n_ints)
+        if int(sizes.max()) > _MAX_DIGITS:
+            return None  # beyond every limit, or many leading zeros: the exact parser decides
+        ends = np.cumsum(sizes)
+        power = ends[group] - 1 - np.arange(len(at))
+        digits = chars.ravel()[at].astype(np.int64) - 48
+        values = np.add.reduceat(digits * _POW10[power], ends - sizes).reshape(
+            len(starts), self.n_ints
+        )
+        if (values > np.array(self.limits, dtype=np.int64)).any():
             return None
         return values
 
-    def _add(self, slot: int, key: tuple[int, int, int], values: list[int]) -> None:
-        if self.size == len(self._values):
-            self._words = [np.concatenate([w, np.zeros_like(w)]) for w in self._words]
-            self._values = np.concatenate([self._values, np.zeros_like(self._values)])
-        for words, word in zip(self._words, key, strict=True):
-            words[self.size] = word
-        self._long = self._long or key[2] != 0
-        self._values[self.size] = values
-        self._slots[slot] = self.size
-        self.size += 1
+    def _append(self, w0: U64, w1: U64, w2: U64, values: I64) -> None:
+        need = self.size + len(values)
+        if need > len(self._values):
+            grow = max(need, 2 * len(self._values))
+            self._words = [np.resize(w, grow) for w in self._words]
+            self._values = np.resize(self._values, (grow, self.n_ints))
+        for words, new in zip(self._words, (w0, w1, w2[:, 0], w2[:, 1]), strict=True):
+            words[self.size : need] = new
+        self._values[self.size : need] = values
+        self._long = self._long or bool((w2 != 0).any())
+        # w2: the third and fourth words, one row per key
+        self.size = need
 
-    def _grow(self) -> None:
-        self._bits += 2
+    def _place_many(self, kids: I64) -> None:
+        """Put key ids ``kids`` in free slots, probing linearly from their home."""
         mask = (1 << self._bits) - 1
-        self._slots = np.full(1 << self._bits, -1, dtype=np.int64)
-        w0, w1, w2 = (w[: self.size] for w in self._words)
-        homes = self._hash(w0, w1, w2).tolist()
-        for kid, home in enumerate(homes):
-            slot = home
-            while self._slots[slot] >= 0:
-                slot = (slot + 1) & mask
-            self._slots[slot] = kid
+        w = self._words
+        slot = self._hash(w[0][kids], w[1][kids], np.column_stack([w[2][kids], w[3][kids]]))
+        while kids.size:
+            free = self._slots[slot] < 0
+            _, first = np.unique(np.where(free, slot, -1), return_index=True)
+            winners = first[free[first]]  # one key per free slot
+            self._slots[slot[winners]] = kids[winners]
+            lost = np.ones(kids.size, dtype=np.bool_)
+            lost[winners] = False
+            kids = kids[lost]
+            slot = (slot[lost] + 1) & mask
 
 
 class BlockBuffer:
@@ -442,7 +483,14 @@ def _tokenize(
     head = _windows(buf, starts)
     w0 = head[:, 0]
     w1 = head[:, 1] & _KEEP_LOW[np.minimum(key_len - 8, 8)]
-    w2 = head[:, 2] & _KEEP_LOW[np.clip(key_len - 16, 0, 8)] if int(key_len.max()) > 16 else None
+    w2 = None
+    if int(key_len.max()) > 16:
+        w2 = np.column_stack(
+            [
+                head[:, 2] & _KEEP_LOW[np.clip(key_len - 16, 0, 8)],
+                head[:, 3] & _KEEP_LOW[np.clip(key_len - 24, 0, 8)],
+            ]
+        )
     key_ids = table.lookup(w0, w1, w2, key_len, buf, starts)
     if key_ids is None:
         return None

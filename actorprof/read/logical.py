@@ -27,6 +27,7 @@ from ._scan import (
 __all__ = [
     "LOGICAL_SPEC",
     "LogicalBlock",
+    "canonical_lines",
     "iter_logical",
     "logical_blocks",
     "logical_files",
@@ -367,6 +368,27 @@ def logical_blocks(
             )
             first_line += len(fast.key_ids)
         yield found.without_stray(table, pe_limit, reason, report)
+
+
+def canonical_lines(
+    block: bytes, table: KeyTable, *, pe_limit: int | None = None
+) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """Key ids and exact microseconds (None: no time field) of each line of
+    ``block``, when every line is canonical and names PE ids below
+    ``pe_limit``; None otherwise (read the text with :func:`logical_blocks`).
+
+    ``block`` may join whole lines of several files (the engine tokenizes
+    small files together); what it returns for a line does not depend on
+    the lines around it.
+    """
+    if not block.endswith(b"\n"):
+        return None
+    fast = tokenize_block(
+        block, table, time_optional=LOGICAL_SPEC.optional_last, has_time_column=True
+    )
+    if fast is None or _names_beyond(table, fast.key_ids, pe_limit):
+        return None
+    return fast.key_ids, fast.micros
 
 
 def _names_beyond(table: KeyTable, key_ids: np.ndarray, limit: int | None) -> bool:
