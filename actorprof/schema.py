@@ -286,7 +286,9 @@ AGGREGATION_PE_TABLE_COLUMNS: Final = (
 #: One row per (send type, link) predicted or seen (``aggregation_links.csv``):
 #: the Conveyors model's comparison (``actorprof.analyze.conveyors.CHECK_COLUMNS``)
 #: and the error of the prediction.
-AGGREGATION_LINK_COLUMNS: Final = (
+#: Columns of the Conveyors model's link comparison
+#: (:func:`actorprof.analyze.conveyors.compare_links`).
+CONVEYORS_CHECK_COLUMNS: Final = (
     "send_type",
     "src_pe",
     "dst_pe",
@@ -304,6 +306,5 @@ AGGREGATION_LINK_COLUMNS: Final = (
     "padding_bytes",
     "status",
     "reason",
-    "items_error",
-    "wire_bytes_error",
 )
+AGGREGATION_LINK_COLUMNS: Final = (*CONVEYORS_CHECK_COLUMNS, "items_error", "wire_bytes_error")

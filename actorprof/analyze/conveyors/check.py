@@ -30,7 +30,7 @@ from typing import Any, Final, Literal
 import numpy as np
 import pandas as pd
 
-from ...schema import SEND_TYPE_DTYPE
+from ...schema import CONVEYORS_CHECK_COLUMNS, SEND_TYPE_DTYPE
 from .model import (
     BUFFER_HEADER_BYTES,
     CONVEY_BUFFER_SIZE,
@@ -84,25 +84,7 @@ REASON_TEXT: Final = {
     "fewer buffers than the capacity allows": "fewer buffers than the routed items need",
 }
 #: Columns of :func:`compare_links`.
-CHECK_COLUMNS: Final = (
-    "send_type",
-    "src_pe",
-    "dst_pe",
-    "items",
-    "payload_bytes",
-    "packet_bytes",
-    "packed_bytes",
-    "buffers_min",
-    "predicted_wire_bytes",
-    "calls",
-    "buffers",
-    "empty_buffers",
-    "wire_bytes",
-    "items_seen",
-    "padding_bytes",
-    "status",
-    "reason",
-)
+CHECK_COLUMNS: Final = CONVEYORS_CHECK_COLUMNS
 _REASON_DTYPE = pd.CategoricalDtype(list(REASONS))
 _STATUS_DTYPE = pd.CategoricalDtype(["explained", "not explained"])
 _LISTED = 10
