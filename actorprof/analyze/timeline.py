@@ -318,17 +318,19 @@ class TimelineAccumulator:
 def outlier_window(
     times_s: np.ndarray, weights: np.ndarray, *, width_s: float = 0.0
 ) -> tuple[float, float]:
-    """The epoch times ``(low, high)`` beyond which a time is an outlier.
+    """The epoch times ``[low, high)`` outside which a time is an outlier.
 
     The bulk runs from the time below which lie ``q`` of the messages to
     the time above which lie ``q`` of them (``q`` = :data:`OUTLIER_QUANTILE`,
-    0.1 %, but at least two messages, at most a quarter), plus ``width_s``
-    (the width of the bin a time stands for). A time more than
-    ``max(OUTLIER_FACTOR x the bulk's span, OUTLIER_GAP_S)`` before or after
-    the bulk is an outlier. A run's own sends cannot be that far: they
-    would have to be fewer than 0.1 % of its messages, sent after a silence
-    at least 100 times longer than the rest of the run took (and 10 minutes
-    at least); a flipped digit of an epoch time, a zero or a clock jump is.
+    0.1 %, but at least two messages, at most a quarter). From the bulk, the
+    kept range grows outwards over every time whose distance to the next
+    time kept is at most ``M = max(OUTLIER_FACTOR x the bulk's span,
+    OUTLIER_GAP_S)``; it stops at the first silence longer than ``M``, and
+    the times beyond it are outliers. A run's own sends cannot be cut off
+    this way, however long their tail: a tail of sends, however sparse, is
+    kept step by step; it would take fewer than 0.1 % of the messages sent
+    after a silence 100 times longer than the bulk took (and 10 minutes at
+    least). A flipped digit of an epoch time, a zero or a clock jump is cut.
 
     Parameters
     ----------
@@ -337,18 +339,24 @@ def outlier_window(
     weights
         Messages at each time.
     width_s
-        Width of the bin each time stands for.
+        Width of the bin each time stands for (added to the last one kept).
     """
     total = int(weights.sum())
     if not total:
         return (-np.inf, np.inf)
     q = min(max(OUTLIER_QUANTILE * total, 2.0), total / 4)
     before = np.cumsum(weights)
-    low = float(times_s[int(np.searchsorted(before, q, side="right"))])
+    first = int(np.searchsorted(before, q, side="right"))
     after = total - before + weights  # messages at or after each time
-    high = float(times_s[int(np.flatnonzero(after > q)[-1])]) + width_s
-    margin = max(OUTLIER_FACTOR * (high - low), OUTLIER_GAP_S)
-    return (low - margin, high + margin)
+    last = max(first, int(np.flatnonzero(after > q)[-1]))
+    margin = max(OUTLIER_FACTOR * (times_s[last] + width_s - times_s[first]), OUTLIER_GAP_S)
+    silences = np.flatnonzero(np.diff(times_s) > margin)  # a silence between k and k + 1
+    below = silences[silences < first]
+    above = silences[silences >= last]
+    low = times_s[int(below[-1]) + 1] if len(below) else times_s[0]
+    high = times_s[int(above[0])] if len(above) else times_s[-1]
+    # [low, high): the last time kept is in, also with no width
+    return (float(low), float(high) + width_s if width_s > 0 else float(np.nextafter(high, np.inf)))
 
 
 def is_outlier(times_s: np.ndarray, window: tuple[float, float] | None) -> np.ndarray:
