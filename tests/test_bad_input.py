@@ -336,6 +336,32 @@ ROWS: list[Row] = [
             "PEs count as PEs that wrote nothing)"
         ],
     ),
+    # every line is read; four times are outliers: counted, named, never binned
+    Row(
+        "logical-logical_time_outliers",
+        argv("logical", "logical_time_outliers"),
+        0,
+        [],
+        {"PE0_send.csv": (6, 0, {}), "PE1_send.csv": (6, 0, {})},
+    ),
+    *[
+        Row(
+            f"{command}-logical_time_outliers",
+            argv(command, "logical_time_outliers"),
+            0,
+            [
+                "warning: 4 message(s) have an outlier time_s (negative, from 1e+10 s on, or "
+                "far outside the others: kept are 1700000000.000000 to 1700000000.003000)",
+                "logical_time_outliers/PE0_send.csv:3: 1700003000.001000; "
+                f"{BAD}/logical_time_outliers/PE0_send.csv:5: 1e+300; "
+                f"{BAD}/logical_time_outliers/PE1_send.csv:2: -1700000000.000200",
+            ],
+            None
+            if command == "export"
+            else {"PE0_send.csv": (6, 0, {}), "PE1_send.csv": (6, 0, {})},
+        )
+        for command in ("timeline", "export")
+    ],
     # --- PAPI trace -----------------------------------------------------------------
     Row(
         "papi-papi_cut_last",
