@@ -476,7 +476,7 @@ def timeline(
     if s["messages_untimed"]:
         console.warn(f"{s['messages_untimed']:,} messages have no timestamp (5-column lines)")
     for p in view.phases:
-        console.info(f"  phase {p.name}: {p.start_s:.3f}-{p.end_s:.3f} s, {p.messages:,} messages")
+        console.info(f"  phase {p.name}: {p.start_s:.6f}-{p.end_s:.6f} s, {p.messages:,} messages")
 
 
 EXPORT_EXAMPLE = """\b

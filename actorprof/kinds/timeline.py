@@ -471,7 +471,9 @@ def perfetto_trace(
     end_us = float(times_us[-1] + shown.bin_s * 1e6) if len(times_us) else 0.0
     for pe in range(view.num_pes):
         events += _counter_track("sent/s", pe, times_us, values[:, pe], end_us)
-    events += _counter_track("sent/s", total_pid, times_us, values.sum(axis=1), end_us)
+    events += _counter_track(
+        "sent/s", total_pid, times_us, values.sum(axis=1), end_us, every_bin=True
+    )
     if papi is not None and handled is not None:
         events.extend(_papi_events(view, papi, handled, origin=origin, shift_us=shift_us))
     for span in view.phases:
@@ -499,14 +501,21 @@ def perfetto_trace(
 
 
 def _counter_track(
-    name: str, pid: int, times_us: np.ndarray, values: np.ndarray, end_us: float
+    name: str,
+    pid: int,
+    times_us: np.ndarray,
+    values: np.ndarray,
+    end_us: float,
+    *,
+    every_bin: bool = False,
 ) -> list[dict[str, Any]]:
-    """A counter track: an event where the value changes, and a 0 at ``end_us``
-    (the end of the last bin) so that a viewer does not hold the last rate on."""
+    """A counter track: an event where the value changes (``every_bin``: at
+    every bin), and a 0 at ``end_us`` (the end of the last bin) so that a
+    viewer does not hold the last rate on."""
     events = []
     previous = None
     for ts, value in zip(times_us, values, strict=True):
-        if value != previous:
+        if every_bin or value != previous:
             events.append(
                 {
                     "ph": "C",
