@@ -39,6 +39,7 @@ __all__ = [
     "MeshFit",
     "Metric",
     "NoTraceError",
+    "OutlierTime",
     "OverallView",
     "PapiTimes",
     "PapiView",
@@ -223,6 +224,7 @@ _EXPORTS: dict[str, str] = {
     "TimelineView": "kinds",
     "PhaseSpan": "kinds.timeline",
     "PapiTimes": "kinds.timeline",
+    "OutlierTime": "kinds.timeline",
     "timeline_view": "kinds",
     "papi_times": "kinds.timeline",
     "perfetto_trace": "kinds.timeline",
@@ -332,7 +334,7 @@ if TYPE_CHECKING:  # pragma: no cover
         timeline_view,
     )
     from .kinds.aggregation import Layouts
-    from .kinds.timeline import PapiTimes, PhaseSpan, papi_times, perfetto_trace
+    from .kinds.timeline import OutlierTime, PapiTimes, PhaseSpan, papi_times, perfetto_trace
     from .plot import (
         plot_bytes_bars,
         plot_heatmap,

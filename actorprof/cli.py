@@ -469,14 +469,14 @@ def timeline(
         report_to_console(report, console)
     s = view.summary(bins=bins)
     console.info(
-        f"timeline: {s['messages_timed']:,} timed messages over {s['duration_s']:.3f} s "
+        f"timeline: {s['messages_timed']:,} timed messages over {s['duration_s']:.6f} s "
         f"on {s['num_pes']} PEs; peak {s['peak_rate_per_s']:,.0f} messages/s "
         f"at {s['peak_at_s'] or 0:.3f} s"
     )
     if s["messages_untimed"]:
         console.warn(f"{s['messages_untimed']:,} messages have no timestamp (5-column lines)")
     for p in view.phases:
-        console.info(f"  phase {p.name}: {p.start_s:.3f}-{p.end_s:.3f} s, {p.messages:,} messages")
+        console.info(f"  phase {p.name}: {p.start_s:.6f}-{p.end_s:.6f} s, {p.messages:,} messages")
 
 
 EXPORT_EXAMPLE = """\b
@@ -565,7 +565,14 @@ def export(
         report_to_console(report, console)
     console.info(
         f"export: {len(trace['traceEvents']):,} events, {view.num_pes} PEs, "
-        f"bins of {trace['otherData']['bin_s'] * 1e3:.3g} ms; open it in https://ui.perfetto.dev"
+        f"bins of {trace['otherData']['bin_s'] * 1e3:.3g} ms"
+        + (
+            f" (handled/s: {trace['otherData']['handled_bin_s'] * 1e3:.3g} ms)"
+            if trace["otherData"].get("handled_bin_s", trace["otherData"]["bin_s"])
+            != trace["otherData"]["bin_s"]
+            else ""
+        )
+        + "; open it in https://ui.perfetto.dev"
     )
 
 
@@ -1019,7 +1026,7 @@ def _report_to_console(summary: dict[str, Any], console: Console) -> None:
     if glance["messages"] is not None:
         facts.append(f"{glance['messages']:,} messages, {glance['bytes']:,} bytes")
     if glance["duration_s"] is not None:
-        facts.append(f"over {glance['duration_s']:.3f} s")
+        facts.append(f"over {glance['duration_s']:.6f} s")
     console.info("  " + ", ".join(facts))
     for finding in summary["findings"]:
         console.info(f"  [{finding['severity']}] {finding['text']}")

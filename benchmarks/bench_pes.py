@@ -64,12 +64,34 @@ def main() -> int:
         out = Path(tempfile.mkdtemp(prefix="actorprof-out-"))
         ways: dict[str, list[str]] = {
             "cat": [f"find {trace} -name '*.csv' -print0 | xargs -0 cat > /dev/null"],
-            "logical": [sys.executable, "-m", "actorprof", "logical", str(trace), "--no-cache",
-                        "-j", str(args.jobs), "-q", "-o", str(out / "logical")],
+            "logical": [
+                sys.executable,
+                "-m",
+                "actorprof",
+                "logical",
+                str(trace),
+                "--no-cache",
+                "-j",
+                str(args.jobs),
+                "-q",
+                "-o",
+                str(out / "logical"),
+            ],
         }
         if not args.skip_report:
-            ways["report"] = [sys.executable, "-m", "actorprof", "report", str(trace),
-                              "--no-cache", "-j", str(args.jobs), "-q", "-o", str(out / "report")]
+            ways["report"] = [
+                sys.executable,
+                "-m",
+                "actorprof",
+                "report",
+                str(trace),
+                "--no-cache",
+                "-j",
+                str(args.jobs),
+                "-q",
+                "-o",
+                str(out / "report"),
+            ]
         runs: dict[str, list[tuple[float, float]]] = {name: [] for name in ways}
         for _ in range(args.repeat):  # alternate the ways, then take medians
             for name, argv in ways.items():
@@ -83,8 +105,10 @@ def main() -> int:
         rows.append(row)
         print(row, file=sys.stderr)
     base = rows[0]
-    print(f"\n{args.lines:,} lines, -j {args.jobs}, medians of {args.repeat}; "
-          f"ratios to the {base['pes']}-PE run\n")
+    print(
+        f"\n{args.lines:,} lines, -j {args.jobs}, medians of {args.repeat}; "
+        f"ratios to the {base['pes']}-PE run\n"
+    )
     names = [n for n in ("cat", "logical", "report") if n in base]
     header = "| PEs | MB | " + " | ".join(f"{n} s | {n} peak MB | {n} x" for n in names)
     print(header + " | logical outputs MB |")

@@ -30,26 +30,59 @@ ROOT = Path(__file__).resolve().parent.parent
 #: (name, arguments); the output folder is appended as ``-o DIR``.
 RUNS: list[tuple[str, list[str]]] = [
     ("logical_ig", ["logical", "examples/ig_8pe_2nodes/logical", "--num-pes", "8", "--no-cache"]),
-    ("logical_ig_node_bytes_log", ["logical", "examples/ig_8pe_2nodes/logical", "--level",
-                                   "node", "--metric", "bytes", "--log", "--no-cache"]),
-    ("logical_histo_excl", ["logical", "examples/histo_4pe/logical", "--self-sends", "exclude",
-                            "--no-cache", "-j", "1"]),
+    (
+        "logical_ig_node_bytes_log",
+        [
+            "logical",
+            "examples/ig_8pe_2nodes/logical",
+            "--level",
+            "node",
+            "--metric",
+            "bytes",
+            "--log",
+            "--no-cache",
+        ],
+    ),
+    (
+        "logical_histo_excl",
+        [
+            "logical",
+            "examples/histo_4pe/logical",
+            "--self-sends",
+            "exclude",
+            "--no-cache",
+            "-j",
+            "1",
+        ],
+    ),
     ("papi_histo", ["papi", "examples/histo_4pe/papi", "--num-pes", "4"]),
-    ("papi_histo_mailbox", ["papi", "examples/histo_4pe/papi", "--by-mailbox", "--sort",
-                            "total"]),
+    ("papi_histo_mailbox", ["papi", "examples/histo_4pe/papi", "--by-mailbox", "--sort", "total"]),
     ("overall_histo", ["overall", "examples/histo_4pe/overall/overall.txt", "--num-pes", "4"]),
-    ("overall_histo_ghz", ["overall", "examples/histo_4pe/overall", "--cpu-ghz", "2.5",
-                           "--sort", "total"]),
+    (
+        "overall_histo_ghz",
+        ["overall", "examples/histo_4pe/overall", "--cpu-ghz", "2.5", "--sort", "total"],
+    ),
     ("physical_ig", ["physical", "examples/ig_8pe_2nodes/physical", "--pes-per-node", "4"]),
-    ("physical_histo16", ["physical", "examples/histo_16pe_4nodes/physical", "--metric",
-                          "bytes", "--log"]),
+    (
+        "physical_histo16",
+        ["physical", "examples/histo_16pe_4nodes/physical", "--metric", "bytes", "--log"],
+    ),
     ("aggregation_ig", ["aggregation", "examples/ig_8pe_2nodes", "--no-cache"]),
     ("timeline_ig", ["timeline", "examples/ig_8pe_2nodes/logical"]),
     ("export_histo", ["export", "examples/histo_4pe/papi", "--to", "perfetto"]),
     ("report_ig", ["report", "examples/ig_8pe_2nodes", "--no-cache"]),
     ("report_histo", ["report", "examples/histo_4pe", "--no-cache"]),
-    ("compare_histo", ["compare", "examples/histo_4pe", "examples/histo_4pe", "--names",
-                       "before,after", "--no-cache"]),
+    (
+        "compare_histo",
+        [
+            "compare",
+            "examples/histo_4pe",
+            "examples/histo_4pe",
+            "--names",
+            "before,after",
+            "--no-cache",
+        ],
+    ),
 ]
 
 
@@ -101,8 +134,10 @@ def compare(a: Path, b: Path) -> int:
         for key in sorted(set(left) | set(right)):
             if left.get(key) != right.get(key):
                 differences += 1
-                print(f"{run}: {key} differs ({left.get(key, 'absent')[:12]} -> "
-                      f"{right.get(key, 'absent')[:12]})")
+                print(
+                    f"{run}: {key} differs ({left.get(key, 'absent')[:12]} -> "
+                    f"{right.get(key, 'absent')[:12]})"
+                )
     files = sum(len(v) for v in old.values())
     print(f"{differences} difference(s) in {files} fingerprints of {len(old)} runs")
     return 1 if differences else 0

@@ -61,8 +61,10 @@ def main() -> None:
             out.write(batch_text(rng, n, args.pes, args.output_every, first))
         out.write("Validated\nrun time: 12.5 s\n")
     size = args.path.stat().st_size
-    print(f"{args.path}: {args.lines:,} trace lines, {size / 1e6:.0f} MB "
-          f"in {time.perf_counter() - start:.1f} s")
+    print(
+        f"{args.path}: {args.lines:,} trace lines, {size / 1e6:.0f} MB "
+        f"in {time.perf_counter() - start:.1f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -254,8 +254,8 @@ ROWS: list[Row] = [
         argv("timeline", "logical_two_phases", "--num-pes", "4"),
         0,
         [
-            "phase (unnamed): 0.000-0.001 s, 4 messages",
-            "phase bfs: 0.000-0.001 s, 3 messages",
+            "phase (unnamed): 0.000001-0.000004 s, 4 messages",  # exact first/last sends
+            "phase bfs: 0.000010-0.000012 s, 3 messages",
             "warning: 2 of 4 PE files missing: PE 2-3",
             "warning: phase bfs: 2 of 4 PE files missing: PE 2-3",
         ],
@@ -279,7 +279,7 @@ ROWS: list[Row] = [
         "timeline-logical_named_phases_only",
         argv("timeline", "logical_named_phases_only"),
         0,
-        ["phase a: 0.000-0.001 s, 2 messages", "phase b: 0.000-0.001 s, 1 messages"],
+        ["phase a: 0.000001-0.000002 s, 2 messages", "phase b: 0.000007-0.000007 s, 1 messages"],
         {"PE0_a_send.csv": P0_OK, "PE0_b_send.csv": (1, 0, {})},
     ),
     *each_logical_command(
@@ -336,6 +336,32 @@ ROWS: list[Row] = [
             "PEs count as PEs that wrote nothing)"
         ],
     ),
+    # every line is read; four times are outliers: counted, named, never binned
+    Row(
+        "logical-logical_time_outliers",
+        argv("logical", "logical_time_outliers"),
+        0,
+        [],
+        {"PE0_send.csv": (6, 0, {}), "PE1_send.csv": (6, 0, {})},
+    ),
+    *[
+        Row(
+            f"{command}-logical_time_outliers",
+            argv(command, "logical_time_outliers"),
+            0,
+            [
+                "warning: 4 message(s) have an outlier time_s (negative, from 1e+10 s on, or "
+                "far outside the others: kept are 1700000000.000000 to 1700000000.003000)",
+                "logical_time_outliers/PE0_send.csv:3: 1700003000.001000; "
+                f"{BAD}/logical_time_outliers/PE0_send.csv:5: 1e+300; "
+                f"{BAD}/logical_time_outliers/PE1_send.csv:2: -1700000000.000200",
+            ],
+            None
+            if command == "export"
+            else {"PE0_send.csv": (6, 0, {}), "PE1_send.csv": (6, 0, {})},
+        )
+        for command in ("timeline", "export")
+    ],
     # --- PAPI trace -----------------------------------------------------------------
     Row(
         "papi-papi_cut_last",

@@ -8,24 +8,52 @@ most ``MAX_CELLS`` cells), so memory stays bounded however long the run,
 and two accumulators always merge exactly (bring both to the coarser width,
 then add). Timestamps come from each sender's clock (FORMATS.md), so bins
 line up across nodes only as well as the nodes' clocks do.
+
+Each (PE, bin) cell also keeps the exact smallest and largest time of its
+messages, so first and last times are exact (never bin edges), and the dense
+table spans only the times kept: a time that cannot be a wall clock of the
+run (negative, or from 2286 on, or far from the other times by the
+rule of :func:`outlier_window`) is counted as an outlier and never binned.
+Memory therefore never depends on a time's magnitude.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from .._repr import Summarized, count
 
-__all__ = ["Timeline", "TimelineAccumulator", "rebin", "send_timeline"]
+__all__ = [
+    "MAX_TIME_S",
+    "OUTLIER_FACTOR",
+    "OUTLIER_GAP_S",
+    "OUTLIER_QUANTILE",
+    "Timeline",
+    "TimelineAccumulator",
+    "is_outlier",
+    "outlier_window",
+    "rebin",
+    "rebin_onto",
+    "send_timeline",
+]
 
 _PE_SHIFT = np.int64(1) << np.int64(44)  # key = pe * 2**44 + bin (bin < 2**44)
 _PENDING_MIN = 1 << 20  # keys held back before a merge into the state (~16 MB)
 #: Largest PEs x time bins table (16 M cells, 128 MB): 4,096 PEs get 4,096 bins.
 MAX_CELLS = 1 << 24
+#: Times at or beyond this (epoch seconds, the year 2286) are outliers: no
+#: CLOCK_REALTIME of a run, and their bin ids would not fit the keys.
+MAX_TIME_S = 1e10
+#: Share of the times at each end left out of the bulk (at least 2 times).
+OUTLIER_QUANTILE = 0.001
+#: A time is an outlier when it lies beyond the bulk by more than
+#: ``max(OUTLIER_FACTOR x the bulk's span, OUTLIER_GAP_S)``.
+OUTLIER_FACTOR = 100.0
+OUTLIER_GAP_S = 600.0
 
 
 @dataclass(frozen=True, repr=False)
@@ -43,12 +71,29 @@ class Timeline(Summarized):
         Epoch time of the first bin's start.
     untimed
         Messages without a timestamp (5-column lines), per PE.
+    first_s, last_s
+        Exact epoch times of the first and last message binned (None: none).
+    pe_first_s, pe_last_s
+        Exact epoch time of each PE's first and last message binned (NaN:
+        none); None when unknown (a timeline built by hand).
+    outliers
+        Messages whose time is an outlier (not binned), per PE; None: none
+        counted.
+    window
+        The epoch times ``(low, high)`` outside which a time was an outlier
+        (None: the rule was not applied, or too few times).
     """
 
     counts: pd.DataFrame
     bin_s: float
     start_s: float | None
     untimed: pd.Series
+    first_s: float | None = None
+    last_s: float | None = None
+    pe_first_s: np.ndarray | None = None
+    pe_last_s: np.ndarray | None = None
+    outliers: pd.Series | None = None
+    window: tuple[float, float] | None = None
 
     def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
         return "send times", [
@@ -63,26 +108,36 @@ class Timeline(Summarized):
         """Total messages per second in each bin."""
         return self.counts.sum(axis=1) / self.bin_s
 
+    @property
+    def num_outliers(self) -> int:
+        return 0 if self.outliers is None else int(self.outliers.sum())
+
 
 class TimelineAccumulator:
     """Accumulate (pe, time) pairs chunk by chunk; see the module docstring."""
 
     def __init__(self, *, base_s: float = 1e-3, max_bins: int = 100_000) -> None:
-        if round(base_s * 1e6) < 1 or max_bins < 2:
-            raise ValueError("base_s must be at least 1e-6 and max_bins >= 2")
+        if round(base_s * 1e6) < 1000 or max_bins < 2:
+            # below 1 ms, epoch bin ids would not fit the 44 bits of a key
+            raise ValueError("base_s must be at least 1e-3 and max_bins >= 2")
         self.base_s = base_s
         # bins are counted on integer microseconds: a 6-decimal time lies exactly
         # on a bin edge as often as the clock says so, never by float rounding
         self._base_us = round(base_s * 1e6)
         self.max_bins = max_bins
         self.level = 0
+        # the state: sorted (pe, bin) keys, their counts, exact min/max microseconds
         self._keys = np.zeros(0, dtype=np.int64)
         self._counts = np.zeros(0, dtype=np.int64)
-        # chunks' (keys, counts) not yet merged into the state: merging every
-        # chunk would re-sort the whole state each time (quadratic)
-        self._pending: list[tuple[np.ndarray, np.ndarray]] = []
+        self._low = np.zeros(0, dtype=np.int64)
+        self._high = np.zeros(0, dtype=np.int64)
+        # chunks' cells not yet merged into the state: merging every chunk
+        # would re-sort the whole state each time (quadratic)
+        self._pending: list[tuple[np.ndarray, ...]] = []
         self._pending_size = 0
         self._untimed: dict[int, int] = {}
+        self._outliers: dict[int, int] = {}
+        self.window: tuple[float, float] | None = None
         self.num_pes = 0
 
     @property
@@ -95,8 +150,16 @@ class TimelineAccumulator:
     def bin_s(self) -> float:
         return (self._base_us << self.level) / 1e6
 
+    @property
+    def num_outliers(self) -> int:
+        return sum(self._outliers.values())
+
     def add(self, frame: pd.DataFrame, *, pe_column: str = "src_pe") -> None:
-        """Add a chunk with ``time_s`` and ``pe_column`` (not modified)."""
+        """Add a chunk with ``time_s`` and ``pe_column`` (not modified).
+
+        NaN times are untimed; a time that is not >= 0 and below
+        :data:`MAX_TIME_S` is an outlier (counted, not binned).
+        """
         if not len(frame):
             return
         pe = frame[pe_column].to_numpy(dtype=np.int64)
@@ -104,94 +167,271 @@ class TimelineAccumulator:
         self.num_pes = max(self.num_pes, int(pe.max()) + 1)
         if "dst_pe" in frame:  # PEs that only receive still get a (silent) row
             self.num_pes = max(self.num_pes, int(frame["dst_pe"].max()) + 1)
-        timed = np.isfinite(times)
-        if not timed.all():
-            missing = np.bincount(pe[~timed])
-            for i in np.flatnonzero(missing):
-                self._untimed[int(i)] = self._untimed.get(int(i), 0) + int(missing[i])
-        if not timed.any():
+        untimed = np.isnan(times)
+        usable = (times >= 0) & (times < MAX_TIME_S)  # False for NaN and inf
+        _count_into(self._untimed, pe[untimed])
+        _count_into(self._outliers, pe[~untimed & ~usable])
+        if not usable.any():
             return
-        micros = np.rint(times[timed] * 1e6).astype(np.int64)
-        bins = micros // (self._base_us << self.level)
-        keys, counts = np.unique(pe[timed] * _PE_SHIFT + bins, return_counts=True)
-        self._pending.append((keys, counts))
-        self._pending_size += len(keys)
+        micros = np.rint(times[usable] * 1e6).astype(np.int64)
+        keys = pe[usable] * _PE_SHIFT + micros // (self._base_us << self.level)
+        cells = _cells_sum(keys, np.ones(len(keys), dtype=np.int64), micros, micros)
+        self._pending.append(cells)
+        self._pending_size += len(cells[0])
         if self._pending_size > max(_PENDING_MIN, len(self._keys)):
             self._consolidate()
 
     def merge(self, other: TimelineAccumulator) -> None:
-        """Add another accumulator's bins (same ``base_s``)."""
+        """Add another accumulator's bins and counts (same ``base_s``)."""
         if other.base_s != self.base_s:
             raise ValueError("cannot merge timelines of different base widths")
         self._consolidate()
         other._consolidate()
         self.num_pes = max(self.num_pes, other.num_pes)
-        for pe, n in other._untimed.items():
-            self._untimed[pe] = self._untimed.get(pe, 0) + n
-        keys, counts = other._keys, other._counts
+        for mine, theirs in ((self._untimed, other._untimed), (self._outliers, other._outliers)):
+            for pe, n in theirs.items():
+                mine[pe] = mine.get(pe, 0) + n
+        keys = other._keys
         if other.level < self.level:
             keys = _coarsen(keys, self.level - other.level)
         elif other.level > self.level:
-            self._keys = _coarsen(self._keys, other.level - self.level)
-            self.level = other.level
-            self._keys, self._counts = _sum_by_key(self._keys, self._counts)
-        self._absorb(keys, counts)
+            self._coarsen_state(other.level - self.level)
+        self._absorb((keys, other._counts, other._low, other._high))
+
+    def drop_outliers(
+        self, window: tuple[float, float] | None = None
+    ) -> tuple[float, float] | None:
+        """Count the cells outside the window as outliers and drop them.
+
+        ``window``: epoch seconds ``(low, high)``; None computes it with
+        :func:`outlier_window` over the times held. The window kept (also in
+        ``window``) is snapped outwards to bin edges, so that a time is an
+        outlier exactly when :func:`is_outlier` says so. None when nothing is
+        binned and no window was given.
+        """
+        self._consolidate()
+        width_us = self._base_us << self.level
+        bins = self._keys % _PE_SHIFT
+        if window is None:
+            if not len(self._keys):
+                return None
+            unique, inverse = np.unique(bins, return_inverse=True)
+            per_bin = np.bincount(inverse, weights=self._counts).astype(np.int64)
+            window = outlier_window(unique * (width_us / 1e6), per_bin, width_s=width_us / 1e6)
+        low_bin = int(np.floor(max(window[0], -1.0) * 1e6 / width_us))
+        high_bin = int(np.ceil(min(window[1], MAX_TIME_S) * 1e6 / width_us))
+        out = (bins < low_bin) | (bins >= high_bin)
+        if out.any():
+            _count_into(self._outliers, self._keys[out] // _PE_SHIFT, self._counts[out])
+            keep = ~out
+            self._keys, self._counts = self._keys[keep], self._counts[keep]
+            self._low, self._high = self._low[keep], self._high[keep]
+        self.window = (low_bin * width_us / 1e6, high_bin * width_us / 1e6)
+        return self.window
 
     def result(self, num_pes: int | None = None) -> Timeline:
-        """The dense table, every PE a column (``num_pes`` pads, never cuts)."""
+        """The dense table, every PE a column (``num_pes`` pads, never cuts).
+
+        Bins widen first if the times kept span more than ``bin_limit`` bins.
+        """
         self._consolidate()
         n = max(self.num_pes, num_pes or 0)
-        pe = self._keys // _PE_SHIFT
-        bins = self._keys % _PE_SHIFT
-        untimed = pd.Series(
-            [self._untimed.get(i, 0) for i in range(n)],
-            index=pd.RangeIndex(n, name="pe"),
-            name="untimed",
-            dtype=np.int64,
-        )
-        if not len(bins):
+        index = pd.RangeIndex(n, name="pe")
+        untimed = pd.Series(_per_pe(self._untimed, n), index=index, name="untimed")
+        outliers = pd.Series(_per_pe(self._outliers, n), index=index, name="outliers")
+        if not len(self._keys):
             empty = pd.DataFrame(
                 np.zeros((0, n), dtype=np.int64),
                 index=pd.Index([], dtype=np.float64, name="time_s"),
-                columns=pd.RangeIndex(n, name="pe"),
+                columns=index,
             )
-            return Timeline(empty, self.bin_s, None, untimed)
+            nothing = np.full(n, np.nan)
+            return Timeline(
+                empty,
+                self.bin_s,
+                None,
+                untimed,
+                None,
+                None,
+                nothing,
+                nothing.copy(),
+                outliers,
+                self.window,
+            )
+        bins = self._keys % _PE_SHIFT
+        steps = 0
+        while (int(bins.max()) >> steps) - (int(bins.min()) >> steps) + 1 > self.bin_limit:
+            steps += 1
+        if steps:
+            self._coarsen_state(steps)
+            bins = self._keys % _PE_SHIFT
+        pe = self._keys // _PE_SHIFT
         first = int(bins.min())
         span = int(bins.max()) - first + 1
         table = np.zeros((span, n), dtype=np.int64)
         np.add.at(table, (bins - first, pe), self._counts)
-        index = pd.Index(np.arange(span) * self.bin_s, name="time_s")
+        # keys are sorted, so each PE's cells are one run
+        pes, starts = np.unique(pe, return_index=True)
+        pe_first = np.full(n, np.nan)
+        pe_last = np.full(n, np.nan)
+        pe_first[pes] = np.minimum.reduceat(self._low, starts) / 1e6
+        pe_last[pes] = np.maximum.reduceat(self._high, starts) / 1e6
         return Timeline(
-            pd.DataFrame(table, index=index, columns=pd.RangeIndex(n, name="pe")),
+            pd.DataFrame(
+                table, index=pd.Index(np.arange(span) * self.bin_s, name="time_s"), columns=index
+            ),
             self.bin_s,
             first * self.bin_s,
             untimed,
+            int(self._low.min()) / 1e6,
+            int(self._high.max()) / 1e6,
+            pe_first,
+            pe_last,
+            outliers,
+            self.window,
         )
+
+    def _coarsen_state(self, steps: int) -> None:
+        self._absorb_into_empty(
+            _cells_sum(_coarsen(self._keys, steps), self._counts, self._low, self._high)
+        )
+        self.level += steps
+
+    def _absorb_into_empty(self, cells: tuple[np.ndarray, ...]) -> None:
+        self._keys, self._counts, self._low, self._high = cells
 
     def _consolidate(self) -> None:
         if self._pending:
-            keys = [k for k, _ in self._pending]
-            counts = [c for _, c in self._pending]
+            parts = self._pending
             self._pending, self._pending_size = [], 0
-            self._absorb(np.concatenate(keys), np.concatenate(counts))
+            self._absorb(tuple(np.concatenate([p[i] for p in parts]) for i in range(4)))
 
-    def _absorb(self, keys: np.ndarray, counts: np.ndarray) -> None:
-        self._keys, self._counts = _sum_by_key(
-            np.concatenate([self._keys, keys]), np.concatenate([self._counts, counts])
+    def _absorb(self, cells: tuple[np.ndarray, ...]) -> None:
+        mine = (self._keys, self._counts, self._low, self._high)
+        self._absorb_into_empty(
+            _cells_sum(*(np.concatenate([a, b]) for a, b in zip(mine, cells, strict=True)))
         )
         while _distinct_bins(self._keys) > self.bin_limit:
-            self._keys, self._counts = _sum_by_key(_coarsen(self._keys, 1), self._counts)
-            self.level += 1
+            self._coarsen_state(1)
+
+
+def outlier_window(
+    times_s: np.ndarray, weights: np.ndarray, *, width_s: float = 0.0
+) -> tuple[float, float]:
+    """The epoch times ``[low, high)`` outside which a time is an outlier.
+
+    The bulk runs from the time below which lie ``q`` of the messages to
+    the time above which lie ``q`` of them (``q`` = :data:`OUTLIER_QUANTILE`,
+    0.1 %, but at least two messages, at most a quarter). From the bulk, the
+    kept range grows outwards over every time whose distance to the next
+    time kept is at most ``M = max(OUTLIER_FACTOR x the bulk's span,
+    OUTLIER_GAP_S)``; it stops at the first silence longer than ``M``, and
+    the times beyond it are outliers. A run's own sends cannot be cut off
+    this way, however long their tail: a tail of sends, however sparse, is
+    kept step by step; it would take fewer than 0.1 % of the messages sent
+    after a silence 100 times longer than the bulk took (and 10 minutes at
+    least). A flipped digit of an epoch time, a zero or a clock jump is cut.
+
+    Parameters
+    ----------
+    times_s
+        Sorted, distinct times (epoch seconds; bin starts).
+    weights
+        Messages at each time.
+    width_s
+        Width of the bin each time stands for (added to the last one kept).
+    """
+    total = int(weights.sum())
+    if not total:
+        return (-np.inf, np.inf)
+    q = min(max(OUTLIER_QUANTILE * total, 2.0), total / 4)
+    before = np.cumsum(weights)
+    first = int(np.searchsorted(before, q, side="right"))
+    after = total - before + weights  # messages at or after each time
+    last = max(first, int(np.flatnonzero(after > q)[-1]))
+    margin = max(OUTLIER_FACTOR * (times_s[last] + width_s - times_s[first]), OUTLIER_GAP_S)
+    silences = np.flatnonzero(np.diff(times_s) > margin)  # a silence between k and k + 1
+    below = silences[silences < first]
+    above = silences[silences >= last]
+    low = times_s[int(below[-1]) + 1] if len(below) else times_s[0]
+    high = times_s[int(above[0])] if len(above) else times_s[-1]
+    # [low, high): the last time kept is in, also with no width
+    return (float(low), float(high) + width_s if width_s > 0 else float(np.nextafter(high, np.inf)))
+
+
+def is_outlier(times_s: np.ndarray, window: tuple[float, float] | None) -> np.ndarray:
+    """Which times are outliers: not NaN, and negative, from :data:`MAX_TIME_S`
+    on, or outside ``window`` (``[low, high)``, epoch seconds; None: no window)."""
+    times = np.asarray(times_s, dtype=np.float64)
+    usable = (times >= 0) & (times < MAX_TIME_S)
+    if window is not None:
+        micros = np.rint(np.where(usable, times, 0.0) * 1e6)
+        usable &= (micros >= round(window[0] * 1e6)) & (micros < round(window[1] * 1e6))
+    return ~np.isnan(times) & ~usable
+
+
+def rebin_onto(timeline: Timeline, width_s: float, origin_s: float) -> Timeline | None:
+    """``timeline`` merged onto bins of ``width_s`` whose edges are ``origin_s + k x width_s``.
+
+    None when its own bins do not nest into those (its width does not divide
+    ``width_s`` or ``origin_s`` is not on one of its edges): use :func:`rebin`.
+    """
+    if timeline.start_s is None:
+        return None
+    own_us, width_us = round(timeline.bin_s * 1e6), round(width_s * 1e6)
+    origin_us, start_us = round(origin_s * 1e6), round(timeline.start_s * 1e6)
+    if width_us % own_us or (start_us - origin_us) % own_us:
+        return None
+    n = len(timeline.counts)
+    groups = (start_us - origin_us + np.arange(n) * own_us) // width_us
+    first = int(groups[0])
+    values = timeline.counts.to_numpy()
+    out = np.zeros((int(groups[-1]) - first + 1, values.shape[1]), dtype=values.dtype)
+    np.add.at(out, groups - first, values)
+    return replace(
+        timeline,
+        counts=pd.DataFrame(
+            out,
+            index=pd.Index(np.arange(len(out)) * width_s, name="time_s"),
+            columns=timeline.counts.columns,
+        ),
+        bin_s=width_s,
+        start_s=(origin_us + first * width_us) / 1e6,
+    )
+
+
+def _count_into(counts: dict[int, int], pe: np.ndarray, weights: np.ndarray | None = None) -> None:
+    if not len(pe):
+        return
+    found = np.bincount(pe, weights=weights).astype(np.int64)
+    for i in np.flatnonzero(found):
+        counts[int(i)] = counts.get(int(i), 0) + int(found[i])
+
+
+def _per_pe(counts: dict[int, int], n: int) -> np.ndarray:
+    return np.asarray([counts.get(i, 0) for i in range(n)], dtype=np.int64)
+
+
+def _cells_sum(
+    keys: np.ndarray, counts: np.ndarray, low: np.ndarray, high: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Cells of equal keys summed (counts) and reduced (min low, max high), sorted."""
+    if not len(keys):
+        return keys, counts, low, high
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    return (
+        keys[starts],
+        np.add.reduceat(counts[order], starts),
+        np.minimum.reduceat(low[order], starts),
+        np.maximum.reduceat(high[order], starts),
+    )
 
 
 def _coarsen(keys: np.ndarray, steps: int) -> np.ndarray:
     pe, bins = keys // _PE_SHIFT, keys % _PE_SHIFT
     return pe * _PE_SHIFT + (bins >> steps)
-
-
-def _sum_by_key(keys: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    uniq, inverse = np.unique(keys, return_inverse=True)
-    return uniq, np.bincount(inverse, weights=counts, minlength=len(uniq)).astype(np.int64)
 
 
 def _distinct_bins(keys: np.ndarray) -> int:
@@ -229,6 +469,7 @@ def send_timeline(
     acc = TimelineAccumulator(base_s=base_s, max_bins=max_bins)
     for frame in [data] if isinstance(data, pd.DataFrame) else data:
         acc.add(frame)
+    acc.drop_outliers()
     return acc.result(num_pes)
 
 
@@ -252,9 +493,8 @@ def rebin(timeline: Timeline, bins: int) -> Timeline:
     np.add.at(out, groups, values)
     width = timeline.bin_s * factor
     index = pd.Index(np.arange(len(out)) * width, name="time_s")
-    return Timeline(
-        pd.DataFrame(out, index=index, columns=timeline.counts.columns),
-        width,
-        timeline.start_s,
-        timeline.untimed,
+    return replace(
+        timeline,
+        counts=pd.DataFrame(out, index=index, columns=timeline.counts.columns),
+        bin_s=width,
     )

@@ -5,7 +5,7 @@ Also builds the Chrome Trace Event (Perfetto) export of the same data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,7 +17,14 @@ from .._repr import Summarized, count
 from .._text import run_name
 from .._version import __version__
 from ..analyze.imbalance import imbalance
-from ..analyze.timeline import Timeline, TimelineAccumulator, rebin
+from ..analyze.timeline import (
+    MAX_TIME_S,
+    Timeline,
+    TimelineAccumulator,
+    is_outlier,
+    rebin,
+    rebin_onto,
+)
 from ..errors import ActorProfError
 from ..read import ReadReport, find_pe_files
 from ..read.logical import iter_logical
@@ -26,6 +33,7 @@ if TYPE_CHECKING:
     from ..write import Sink
 
 __all__ = [
+    "OutlierTime",
     "PapiTimes",
     "PhaseSpan",
     "TimelineView",
@@ -47,21 +55,104 @@ class PhaseSpan:
     messages: int
 
 
+@dataclass(frozen=True)
+class OutlierTime:
+    """A line whose time is an outlier (see docs/timeline.md): where, and its value."""
+
+    path: str
+    line: int
+    time_s: float
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {_time_text(self.time_s)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        finite = bool(np.isfinite(self.time_s))
+        return {"path": self.path, "line": self.line, "time_s": self.time_s if finite else None}
+
+
+def _time_text(t: float) -> str:
+    return f"{t:.6f}" if np.isfinite(t) and abs(t) < 1e12 else f"{t:g}"
+
+
+#: Outlier lines named per warning (the count says how many there are).
+OUTLIER_EXAMPLES = 3
+
+
+class _Extremes:
+    """The few smallest and largest times of each file, with their lines.
+
+    An outlier is far from the bulk, so the first ones of each file are among
+    its extremes: kept while streaming, they name outliers by file and line
+    once the window is known, without a second read.
+    """
+
+    def __init__(self, keep: int = OUTLIER_EXAMPLES) -> None:
+        self.keep = keep
+        self.by_file: dict[str, list[tuple[float, int]]] = {}
+
+    def add(self, path: str, times: np.ndarray, lines: np.ndarray) -> None:
+        timed = ~np.isnan(times)
+        times, lines = times[timed], lines[timed]
+        if len(times) > 2 * self.keep:
+            order = np.argsort(times, kind="stable")
+            pick = np.concatenate([order[: self.keep], order[-self.keep :]])
+            times, lines = times[pick], lines[pick]
+        held = self.by_file.setdefault(path, [])
+        held.extend(zip(times.tolist(), lines.tolist(), strict=True))
+        if len(held) > 4 * self.keep:
+            held.sort()
+            del held[self.keep : -self.keep]
+
+    def outliers(self, window: tuple[float, float] | None) -> list[OutlierTime]:
+        """Held lines that are outliers, in file then line order, at most ``keep``."""
+        found = []
+        for path, held in self.by_file.items():
+            times = np.asarray([t for t, _ in held], dtype=np.float64)
+            for (t, line), out in zip(held, is_outlier(times, window), strict=True):
+                if out:
+                    found.append(OutlierTime(path, int(line), float(t)))
+        order = {path: i for i, path in enumerate(self.by_file)}
+        found.sort(key=lambda o: (order[o.path], o.line))
+        return found[: self.keep]
+
+
+def _outlier_warning(
+    count_: int, window: tuple[float, float] | None, examples: list[OutlierTime], what: str
+) -> str:
+    where = (
+        f"{_time_text(window[0])} to {_time_text(window[1])}"
+        if window is not None
+        else "the other times"
+    )
+    shown = "; ".join(str(o) for o in examples)
+    return (
+        f"{count_:,} {what} have an outlier time_s (negative, from {MAX_TIME_S:g} s on, or "
+        f"far outside the others: kept are {where}): counted, but not placed in time "
+        f"(rule in docs/timeline.md). " + (f"E.g. {shown}" if shown else "")
+    ).rstrip()
+
+
 @dataclass(frozen=True, repr=False)
 class TimelineView(Summarized):
-    """Send times of a run: the fine timeline and each phase's span."""
+    """Send times of a run: the fine timeline and each phase's span.
+
+    ``outliers`` names (file, line) up to three lines per phase whose time is
+    an outlier; ``timeline.outliers`` counts them all, per PE.
+    """
 
     path: str
     timeline: Timeline
     phases: list[PhaseSpan]
     reports: dict[str, ReadReport]
+    outliers: list[OutlierTime] = field(default_factory=list)
 
     def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
         tl = self.timeline
         return run_name(self.path), [
             ("PEs", count(self.num_pes)),
             ("timed messages", count(int(tl.counts.to_numpy().sum()))),
-            ("s", count(float(len(tl.counts) * tl.bin_s))),
+            ("s", count(self.duration_s)),
             ("phases", count(len(self.phases))),
             ("warnings", count(sum(len(r.warnings) for r in self.reports.values()))),
         ]
@@ -74,8 +165,20 @@ class TimelineView(Summarized):
         """The timeline merged to at most ``bins`` bins."""
         return rebin(self.timeline, bins)
 
+    @property
+    def duration_s(self) -> float:
+        """From the first send to the last (exact, 6 decimals; 0 without timed sends)."""
+        tl = self.timeline
+        if tl.first_s is None or tl.last_s is None:
+            return float(len(tl.counts) * tl.bin_s)
+        return round(tl.last_s - tl.first_s, 6)
+
     def pe_first_last(self) -> tuple[np.ndarray, np.ndarray]:
-        """First and last send time per PE (bin starts; NaN for silent PEs)."""
+        """First and last send time per PE, in seconds since ``timeline.start_s``
+        (exact; NaN for silent PEs)."""
+        tl = self.timeline
+        if tl.pe_first_s is not None and tl.pe_last_s is not None and tl.start_s is not None:
+            return np.round(tl.pe_first_s - tl.start_s, 6), np.round(tl.pe_last_s - tl.start_s, 6)
         values = self.timeline.counts.to_numpy()
         times = self.timeline.counts.index.to_numpy(dtype=np.float64)
         if not len(times):
@@ -102,11 +205,15 @@ class TimelineView(Summarized):
             "trace": self.path,
             "num_pes": self.num_pes,
             "start_epoch_s": tl.start_s,
-            "duration_s": len(tl.counts) * tl.bin_s,
+            "first_send_epoch_s": tl.first_s,
+            "last_send_epoch_s": tl.last_s,
+            "duration_s": self.duration_s,
             "bin_s": tl.bin_s,
             "display_bin_s": shown.bin_s,
             "messages_timed": timed,
             "messages_untimed": int(tl.untimed.sum()),
+            "messages_outliers": tl.num_outliers,
+            "time_outliers": [o.to_dict() for o in self.outliers],
             "peak_rate_per_s": float(rate.max()) if len(rate) else 0.0,
             "peak_at_s": float(shown.counts.index[int(np.argmax(rate.to_numpy()))])
             if len(rate)
@@ -116,7 +223,8 @@ class TimelineView(Summarized):
             "pe_last_send_s": [None if np.isnan(v) else float(v) for v in last],
             "last_send_imbalance": late,
             "note": "times are the senders' clocks; across nodes they align only "
-            "as well as the nodes' clocks do",
+            "as well as the nodes' clocks do; times in seconds since start_epoch_s (the start "
+            "of the first bin); first and last times are exact",
             "files": {phase: report.to_dict()["files"] for phase, report in self.reports.items()},
         }
 
@@ -147,27 +255,44 @@ def timeline_view(
     names = [phase] if phase is not None else list(found)
     total = TimelineAccumulator(base_s=base_s, max_bins=max_bins)
     partial: list[tuple[str, Timeline]] = []
+    outliers: list[OutlierTime] = []
     for name in names:
         label = name or "(unnamed)"
         report = reports.setdefault(label, ReadReport(kind="logical"))
         acc = TimelineAccumulator(base_s=base_s, max_bins=max_bins)
-        chunks = iter_logical(path, phase=name or None, num_pes=num_pes, report=report)
+        extremes = _Extremes()
+        chunks = iter_logical(
+            path, phase=name or None, num_pes=num_pes, report=report, line_numbers=True
+        )
         for chunk in track(chunks, progress, planned=report.planned, done=report.done):
             acc.add(chunk)
+            extremes.add(
+                report.files[-1].path, chunk["time_s"].to_numpy(), chunk["line"].to_numpy()
+            )
+        # each phase is its own bulk: a short phase far from the others is no outlier
+        window = acc.drop_outliers()
         partial.append((label, acc.result()))
+        if acc.num_outliers:
+            examples = extremes.outliers(window)
+            outliers += examples
+            report.warn(_outlier_warning(acc.num_outliers, window, examples, "message(s)"))
         total.merge(acc)
         if not name and found.keys() - {""}:
             report.notes = [n for n in report.notes if "other phases here" not in n]
     timeline = total.result(num_pes)
     spans = []
     for label, tl in partial:
-        if tl.start_s is None or timeline.start_s is None:
+        if tl.first_s is None or tl.last_s is None or timeline.start_s is None:
             continue
-        start = tl.start_s - timeline.start_s
         spans.append(
-            PhaseSpan(label, start, start + len(tl.counts) * tl.bin_s, int(tl.counts.sum().sum()))
+            PhaseSpan(
+                label,
+                round(tl.first_s - timeline.start_s, 6),
+                round(tl.last_s - timeline.start_s, 6),
+                int(tl.counts.sum().sum()),
+            )
         )
-    return TimelineView(str(path), timeline, spans, reports)
+    return TimelineView(str(path), timeline, spans, reports, outliers)
 
 
 @dataclass(frozen=True, repr=False)
@@ -180,16 +305,23 @@ class PapiTimes(Summarized):
         Handled messages per PE (the receiver, ``dst_pe``) per time bin.
     main_end_s
         Epoch time of each PE's MAIN line (written at ``done(0)``).
+    outliers
+        Up to three lines (PROC or MAIN) whose time is an outlier.
+    num_outliers
+        Lines whose time is an outlier (PROC and MAIN), not placed in time.
     """
 
     handled: Timeline
     main_end_s: dict[int, float]
+    outliers: list[OutlierTime] = field(default_factory=list)
+    num_outliers: int = 0
 
     def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
         return "PAPI regions", [
             ("PEs", count(len(self.handled.counts.columns))),
             ("messages handled", count(int(self.handled.counts.to_numpy().sum()))),
             ("MAIN ends", count(len(self.main_end_s))),
+            ("time outliers", count(self.num_outliers)),
         ]
 
 
@@ -203,6 +335,9 @@ def papi_times(
 ) -> PapiTimes:
     """Read a PAPI trace's region end times: PROC lines binned, MAIN ends.
 
+    PROC and MAIN times share one outlier rule (docs/timeline.md): an
+    outlier is counted and named in a warning in ``report``, never placed.
+
     Raises
     ------
     ActorProfError
@@ -211,18 +346,47 @@ def papi_times(
     from ..read.papi import iter_papi
     from ..schema import MAIN_MAILBOX
 
+    report = ReadReport(kind="papi") if report is None else report
     acc = TimelineAccumulator(base_s=base_s)
-    main_end: dict[int, float] = {}
-    for chunk in iter_papi(path, phase=phase, num_pes=num_pes, report=report):
+    mains = TimelineAccumulator(base_s=base_s)
+    main_lines: list[tuple[int, float, str, int]] = []
+    extremes = _Extremes()
+    for chunk in iter_papi(path, phase=phase, num_pes=num_pes, report=report, line_numbers=True):
+        where = report.files[-1].path
         main = chunk["mailbox"].to_numpy() == MAIN_MAILBOX
-        for pe, t in zip(
-            chunk["dst_pe"].to_numpy()[main], chunk["time_s"].to_numpy()[main], strict=True
-        ):
-            if np.isfinite(t):
-                main_end[int(pe)] = max(float(t), main_end.get(int(pe), float(t)))
-        proc = chunk.loc[~main, ["dst_pe", "time_s"]]
-        acc.add(proc, pe_column="dst_pe")
-    return PapiTimes(acc.result(num_pes), main_end)
+        times = chunk["time_s"].to_numpy(dtype=np.float64)
+        lines = chunk["line"].to_numpy()
+        main_lines += [
+            (int(pe), float(t), where, int(line))
+            for pe, t, line in zip(
+                chunk["dst_pe"].to_numpy()[main], times[main], lines[main], strict=True
+            )
+        ]
+        mains.add(chunk.loc[main, ["dst_pe", "time_s"]], pe_column="dst_pe")
+        acc.add(chunk.loc[~main, ["dst_pe", "time_s"]], pe_column="dst_pe")
+        extremes.add(where, times[~main], lines[~main])
+    # one window for PROC and MAIN times (MAIN lines alone when there is no PROC line)
+    both = TimelineAccumulator(base_s=base_s)
+    both.merge(acc)
+    both.merge(mains)
+    window = both.drop_outliers()
+    acc.drop_outliers(window)
+    main_end: dict[int, float] = {}
+    bad_mains = []
+    for pe, t, where, line in main_lines:
+        if is_outlier(np.asarray([t]), window)[0]:
+            bad_mains.append(OutlierTime(where, line, t))
+        elif np.isfinite(t):
+            main_end[pe] = max(t, main_end.get(pe, t))
+    total = acc.num_outliers + len(bad_mains)
+    examples: list[OutlierTime] = []
+    if total:
+        order = {f.path: i for i, f in enumerate(report.files)}
+        examples = sorted(
+            extremes.outliers(window) + bad_mains, key=lambda o: (order.get(o.path, 0), o.line)
+        )[:OUTLIER_EXAMPLES]
+        report.warn(_outlier_warning(total, window, examples, "PAPI line(s)"))
+    return PapiTimes(acc.result(num_pes), main_end, examples, total)
 
 
 def find_papi_folder(trace_dir: str | PathLike[str]) -> Path | None:
@@ -246,16 +410,12 @@ def clock_overlap(view: TimelineView, papi: PapiTimes) -> bool:
     handling of messages interleaves with their sending). No timed sends or
     no PAPI times: True (nothing to contradict).
     """
-    start = view.timeline.start_s
+    start, end = view.timeline.first_s, view.timeline.last_s
     papi_times_s = list(papi.main_end_s.values())
-    if papi.handled.start_s is not None:
-        papi_times_s += [
-            papi.handled.start_s,
-            papi.handled.start_s + len(papi.handled.counts) * papi.handled.bin_s,
-        ]
-    if start is None or not papi_times_s:
+    if papi.handled.first_s is not None and papi.handled.last_s is not None:
+        papi_times_s += [papi.handled.first_s, papi.handled.last_s]
+    if start is None or end is None or not papi_times_s:
         return True
-    end = start + len(view.timeline.counts) * view.timeline.bin_s
     slack = 1.0  # seconds: MAIN ends at done(0), after the last send
     return min(papi_times_s) <= end + slack and max(papi_times_s) >= start - slack
 
@@ -270,16 +430,24 @@ def perfetto_trace(
     """Chrome Trace Event JSON (opens in ui.perfetto.dev) of the send rates.
 
     One process per PE with a counter track ``sent/s``, one ``all PEs``
-    process with the total rate, and one instant-span slice per phase. The
-    timeline is merged to at most ``bins`` bins, fewer if the PEs x bins
-    counter events would exceed ``max_events`` (a file must stay openable).
-    Timestamps are microseconds since the first send.
+    process with the total rate, and one slice per phase (first to last
+    send). The timeline is merged to at most ``bins`` bins, fewer if the PEs
+    x bins counter events would exceed ``max_events`` (a file must stay
+    openable). Every counter track ends with a 0 at the end of its last bin,
+    so integrating a track gives its messages. Timestamps are microseconds
+    since ``otherData.start_epoch_s``: the first bin's start, or an earlier
+    PAPI time.
     """
     n = max(view.num_pes, 1)
-    bins = max(1, min(bins, max_events // (n + 1)))
+    bins = max(1, min(bins, max_events // (n + 1) - 1))  # one event per bin, and a closing 0
     shown = view.display(bins)
-    times_us = shown.counts.index.to_numpy(dtype=np.float64) * 1e6
-    values = shown.counts.to_numpy() / shown.bin_s
+    handled = None if papi is None else _handled_bins(papi.handled, shown, bins)
+    starts = [shown.start_s]
+    if papi is not None and handled is not None:
+        starts += [handled.start_s, *papi.main_end_s.values()]
+    known = [t for t in starts if t is not None]
+    origin = min(known) if known else 0.0
+    shift_us = ((shown.start_s or origin) - origin) * 1e6
     events: list[dict[str, Any]] = []
     total_pid = view.num_pes
     for pe in range(view.num_pes):
@@ -298,34 +466,16 @@ def perfetto_trace(
     events.append(
         {"ph": "M", "name": "process_name", "pid": total_pid, "tid": 0, "args": {"name": "all PEs"}}
     )
+    times_us = shown.counts.index.to_numpy(dtype=np.float64) * 1e6 + shift_us
+    values = shown.counts.to_numpy() / shown.bin_s
+    end_us = float(times_us[-1] + shown.bin_s * 1e6) if len(times_us) else 0.0
     for pe in range(view.num_pes):
-        previous = None
-        for ts, value in zip(times_us, values[:, pe], strict=True):
-            if value != previous:
-                events.append(
-                    {
-                        "ph": "C",
-                        "name": "sent/s",
-                        "pid": pe,
-                        "tid": 0,
-                        "ts": float(ts),
-                        "args": {"messages_per_s": float(value)},
-                    }
-                )
-                previous = value
-    for ts, value in zip(times_us, values.sum(axis=1), strict=True):
-        events.append(
-            {
-                "ph": "C",
-                "name": "sent/s",
-                "pid": total_pid,
-                "tid": 0,
-                "ts": float(ts),
-                "args": {"messages_per_s": float(value)},
-            }
-        )
-    if papi is not None:
-        events.extend(_papi_events(view, papi, bins=bins))
+        events += _counter_track("sent/s", pe, times_us, values[:, pe], end_us)
+    events += _counter_track(
+        "sent/s", total_pid, times_us, values.sum(axis=1), end_us, every_bin=True
+    )
+    if papi is not None and handled is not None:
+        events.extend(_papi_events(view, papi, handled, origin=origin, shift_us=shift_us))
     for span in view.phases:
         events.append(
             {
@@ -334,60 +484,97 @@ def perfetto_trace(
                 "cat": "phase",
                 "pid": total_pid,
                 "tid": 1,
-                "ts": span.start_s * 1e6,
+                "ts": span.start_s * 1e6 + shift_us,
                 "dur": (span.end_s - span.start_s) * 1e6,
                 "args": {"messages": span.messages},
             }
         )
-    return {
-        "traceEvents": events,
-        "displayTimeUnit": "ms",
-        "otherData": {
-            "generator": f"actorprof {__version__}",
-            "trace": view.path,
-            "start_epoch_s": view.timeline.start_s,
-            "bin_s": shown.bin_s,
-        },
+    other: dict[str, Any] = {
+        "generator": f"actorprof {__version__}",
+        "trace": view.path,
+        "start_epoch_s": origin if known else view.timeline.start_s,
+        "bin_s": shown.bin_s,
     }
+    if handled is not None:
+        other["handled_bin_s"] = handled.bin_s
+    return {"traceEvents": events, "displayTimeUnit": "ms", "otherData": other}
 
 
-def _papi_events(view: TimelineView, papi: PapiTimes, *, bins: int) -> list[dict[str, Any]]:
-    """``handled/s`` counter tracks and MAIN slices, on the logical trace's clock.
+def _counter_track(
+    name: str,
+    pid: int,
+    times_us: np.ndarray,
+    values: np.ndarray,
+    end_us: float,
+    *,
+    every_bin: bool = False,
+) -> list[dict[str, Any]]:
+    """A counter track: an event where the value changes (``every_bin``: at
+    every bin), and a 0 at ``end_us`` (the end of the last bin) so that a
+    viewer does not hold the last rate on."""
+    events = []
+    previous = None
+    for ts, value in zip(times_us, values, strict=True):
+        if every_bin or value != previous:
+            events.append(
+                {
+                    "ph": "C",
+                    "name": name,
+                    "pid": pid,
+                    "tid": 0,
+                    "ts": float(ts),
+                    "args": {"messages_per_s": float(value)},
+                }
+            )
+            previous = value
+    if previous:
+        events.append(
+            {
+                "ph": "C",
+                "name": name,
+                "pid": pid,
+                "tid": 0,
+                "ts": end_us,
+                "args": {"messages_per_s": 0.0},
+            }
+        )
+    return events
+
+
+def _handled_bins(handled: Timeline, shown: Timeline, bins: int) -> Timeline:
+    """The handled messages on the send rate's own bins when they nest (same
+    width, same edges), else merged to at most ``bins`` bins of their own."""
+    if shown.start_s is not None:
+        aligned = rebin_onto(handled, shown.bin_s, shown.start_s)
+        if aligned is not None and len(aligned.counts) <= bins:
+            return aligned
+    return rebin(handled, bins)
+
+
+def _papi_events(
+    view: TimelineView, papi: PapiTimes, handled: Timeline, *, origin: float, shift_us: float
+) -> list[dict[str, Any]]:
+    """``handled/s`` counter tracks and MAIN slices, on the trace's clock.
 
     A MAIN slice runs from the PE's first logical send (when message
     construction visibly started) to its MAIN line (``done(0)``); where the
     PE sent nothing, or ended MAIN before its first send, an instant event
     marks the MAIN end instead.
     """
-    origin = view.timeline.start_s
-    if origin is None:  # no timed send: use the PAPI clock's own start
-        origin = papi.handled.start_s or min(papi.main_end_s.values(), default=0.0)
     events: list[dict[str, Any]] = []
-    handled = rebin(papi.handled, bins)
     if handled.start_s is not None:
-        shift_us = (handled.start_s - origin) * 1e6
-        times_us = handled.counts.index.to_numpy(dtype=np.float64) * 1e6 + shift_us
+        start_us = (handled.start_s - origin) * 1e6
+        times_us = handled.counts.index.to_numpy(dtype=np.float64) * 1e6 + start_us
+        end_us = float(times_us[-1] + handled.bin_s * 1e6)
         rates = handled.counts.to_numpy() / handled.bin_s
         for column, pe_id in enumerate(handled.counts.columns):
-            previous = None
-            for ts, value in zip(times_us, rates[:, column], strict=True):
-                if value != previous and ts >= 0:
-                    events.append(
-                        {
-                            "ph": "C",
-                            "name": "handled/s",
-                            "pid": int(pe_id),
-                            "tid": 0,
-                            "ts": float(ts),
-                            "args": {"messages_per_s": float(value)},
-                        }
-                    )
-                    previous = value
+            events += _counter_track("handled/s", int(pe_id), times_us, rates[:, column], end_us)
     first, _ = view.pe_first_last()
     for pe, end_s in sorted(papi.main_end_s.items()):
         end_us = (end_s - origin) * 1e6
         start_rel = first[pe] if pe < len(first) else np.nan
-        if np.isfinite(start_rel) and start_rel * 1e6 <= end_us:
+        if np.isfinite(start_rel) and start_rel * 1e6 + shift_us <= end_us:
+            start_us = start_rel * 1e6 + shift_us
             events.append(
                 {
                     "ph": "X",
@@ -395,12 +582,12 @@ def _papi_events(view: TimelineView, papi: PapiTimes, *, bins: int) -> list[dict
                     "cat": "region",
                     "pid": pe,
                     "tid": 1,
-                    "ts": float(start_rel * 1e6),
-                    "dur": float(end_us - start_rel * 1e6),
+                    "ts": float(start_us),
+                    "dur": float(end_us - start_us),
                     "args": {"note": "from the first send to done(0)"},
                 }
             )
-        elif end_us >= 0:
+        else:
             events.append(
                 {
                     "ph": "i",

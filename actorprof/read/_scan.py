@@ -183,8 +183,11 @@ def scan_csv(
     *,
     check: RowCheck | None = None,
     block_bytes: int = DEFAULT_BLOCK_BYTES,
+    line_numbers: bool = False,
 ) -> Iterator[pd.DataFrame]:
     """Yield frames of the readable lines of ``path``, filling ``report``.
+
+    ``line_numbers``: add a ``line`` column (the 1-based file line of each row).
 
     Raises
     ------
@@ -195,25 +198,22 @@ def scan_csv(
     first_line = 1
     for block, last in file_blocks(path, report, block_bytes):
         if last:
-            frame = _parse_last_line(block, first_line, spec, report, path, check)
+            frame, lines = parse_last_line(block, first_line, spec, report)
         else:
-            frame = _parse_block(block, first_line, spec, report, path, check)
+            frame, lines = parse_block(block, first_line, spec, report)
+        apply_check(frame, lines, first_line, path, check)
+        if line_numbers:
+            frame = with_lines(frame, lines, first_line)
+        if not last:
             first_line += block.count(b"\n")
         if len(frame):
             yield frame
 
 
-def _parse_block(
-    block: bytes,
-    first_line: int,
-    spec: CsvSpec,
-    report: FileReport,
-    path: Path,
-    check: RowCheck | None,
-) -> pd.DataFrame:
-    frame, lines = parse_block(block, first_line, spec, report)
-    apply_check(frame, lines, first_line, path, check)
-    return frame
+def with_lines(frame: pd.DataFrame, lines: np.ndarray | None, first_line: int) -> pd.DataFrame:
+    """``frame`` with a ``line`` column: ``lines``, or consecutive lines from ``first_line``."""
+    numbers = first_line + np.arange(len(frame)) if lines is None else lines
+    return frame.assign(line=np.asarray(numbers, dtype=np.int64))
 
 
 def parse_block(
@@ -464,19 +464,6 @@ def _int(field: bytes) -> int:
     if len(digits) <= 20:
         return int(field)
     return -(10**20) if field.startswith(b"-") else 10**20
-
-
-def _parse_last_line(
-    raw: bytes,
-    number: int,
-    spec: CsvSpec,
-    report: FileReport,
-    path: Path,
-    check: RowCheck | None,
-) -> pd.DataFrame:
-    frame, lines = parse_last_line(raw, number, spec, report)
-    apply_check(frame, lines, number, path, check)
-    return frame
 
 
 def parse_last_line(

@@ -22,6 +22,7 @@ from ._scan import (
     parse_block,
     parse_last_line,
     require_trace_lines,
+    with_lines,
 )
 
 __all__ = [
@@ -123,6 +124,7 @@ def iter_logical(
     num_pes: int | None = None,
     report: ReadReport | None = None,
     block_bytes: int = FAST_BLOCK_BYTES,
+    line_numbers: bool = False,
 ) -> Iterator[pd.DataFrame]:
     """Stream a run's logical trace as DataFrame chunks in bounded memory.
 
@@ -141,11 +143,15 @@ def iter_logical(
         anything skipped is announced with :class:`ActorProfWarning`.
     block_bytes
         Size of the text blocks parsed at once (memory per chunk ~ 1x this).
+    line_numbers
+        Add a ``line`` column: the 1-based line of each row in its file (the
+        file is ``report.files[-1].path`` while its chunks are yielded).
 
     Yields
     ------
     pandas.DataFrame
-        Columns :data:`actorprof.schema.LOGICAL_COLUMNS` with their dtypes.
+        Columns :data:`actorprof.schema.LOGICAL_COLUMNS` with their dtypes
+        (and ``line``, when asked).
 
     Raises
     ------
@@ -174,6 +180,7 @@ def iter_logical(
             pe_limit=report.pe_limit,
             reason=report.pe_limit_reason,
             block_bytes=block_bytes,
+            line_numbers=line_numbers,
         ):
             mismatched += int((frame["src_pe"].to_numpy() != trace_file.pe).sum())
             yield frame
@@ -406,9 +413,11 @@ def scan_logical(
     pe_limit: int | None = None,
     reason: str = "",
     block_bytes: int = FAST_BLOCK_BYTES,
+    line_numbers: bool = False,
 ) -> Iterator[pd.DataFrame]:
     """Frames of one logical file (the plain reader over :func:`logical_blocks`);
-    lines naming a PE id from ``pe_limit`` on are skipped for ``reason``.
+    lines naming a PE id from ``pe_limit`` on are skipped for ``reason``;
+    ``line_numbers`` adds a ``line`` column (each row's file line).
 
     Raises
     ------
@@ -420,6 +429,8 @@ def scan_logical(
         path, report, table, pe_limit=pe_limit, reason=reason, block_bytes=block_bytes
     ):
         frame = block.to_frame(table)
+        if line_numbers:
+            frame = with_lines(frame, block.lines, block.first_line)
         if len(frame):
             yield frame
 

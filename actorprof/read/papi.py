@@ -246,6 +246,7 @@ def iter_papi(
     counters: Sequence[str] | None = None,
     report: ReadReport | None = None,
     block_bytes: int = DEFAULT_BLOCK_BYTES,
+    line_numbers: bool = False,
 ) -> Iterator[pd.DataFrame]:
     """Stream a run's PAPI trace as DataFrame chunks in bounded memory.
 
@@ -268,6 +269,9 @@ def iter_papi(
         anything skipped is announced with :class:`ActorProfWarning`.
     block_bytes
         Size of the text blocks parsed at once.
+    line_numbers
+        Add a ``line`` column: the 1-based line of each row in its file (the
+        file is ``report.files[-1].path`` while its chunks are yielded).
 
     Yields
     ------
@@ -303,7 +307,12 @@ def iter_papi(
         report.files.append(file_report)
         mismatched = main_lines = bad_mailbox = 0
         for frame in scan_csv(
-            trace_file.path, spec, file_report, check=_pe_limit(num_pes), block_bytes=block_bytes
+            trace_file.path,
+            spec,
+            file_report,
+            check=_pe_limit(num_pes),
+            block_bytes=block_bytes,
+            line_numbers=line_numbers,
         ):
             mailbox = frame["mailbox"].to_numpy()
             main_lines += int((mailbox == MAIN_MAILBOX).sum())

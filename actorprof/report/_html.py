@@ -67,6 +67,11 @@ def seconds(value: float | None) -> str:
     return f"{value:,.2f} s"
 
 
+def exact_seconds(value: float | None) -> str:
+    """A time measured by the traces' microsecond clock, all its digits (0.391406 s)."""
+    return "n/a" if value is None else f"{value:,.6f} s"
+
+
 def human_bytes(value: int | None) -> str:
     if value is None:
         return "n/a"

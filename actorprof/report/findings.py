@@ -34,6 +34,9 @@ rule                          fires when
                               run, model does not fit) and the topology
 ``read_error``                a trace kind is present but could not be read
 ``empty_trace``               a logical trace (phase) holds no message
+``time_outliers``             send times are outliers (negative, from 2286
+                              on, or far from the other sends: the rule of
+                              docs/timeline.md): counted, not placed in time
 ============================  =================================================
 
 Functions take plain dicts and numbers (the summaries' own shapes), never
@@ -74,6 +77,7 @@ __all__ = [
     "report_findings",
     "spearman",
     "tcomm_findings",
+    "time_outlier_findings",
     "time_share_findings",
     "trend_findings",
     "triangular_findings",
@@ -169,6 +173,12 @@ RULES: list[dict[str, Any]] = [
     },
     {"rule": "read_error", "threshold": None, "fires_when": "a trace kind could not be read"},
     {"rule": "empty_trace", "threshold": 0, "fires_when": "a logical trace holds no message"},
+    {
+        "rule": "time_outliers",
+        "threshold": 0,
+        "fires_when": "send times are negative, from 2286 on, or far outside the other sends "
+        "(docs/timeline.md); they are counted but kept out of the timeline",
+    },
 ]
 
 _ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -450,6 +460,30 @@ def papi_findings(
     ]
 
 
+def time_outlier_findings(timeline: Mapping[str, Any] | None) -> list[Finding]:
+    """``time_outliers``: messages whose send time is an outlier (kept out of the timeline)."""
+    count = int((timeline or {}).get("messages_outliers") or 0)
+    if not count:
+        return []
+    lines = [
+        f"{o['path']}:{o['line']}: {o['time_s'] if o['time_s'] is not None else 'inf'}"
+        for o in (timeline or {}).get("time_outliers") or []
+    ]
+    return [
+        Finding(
+            "time_outliers",
+            "warning",
+            "timeline",
+            f"{count:,} message(s) have an outlier send time (negative, from 2286 on, or far "
+            "from the other sends): counted, but not placed in the timeline or its duration"
+            + (f"; e.g. {'; '.join(lines)}" if lines else ""),
+            None,
+            float(count),
+            0.0,
+        )
+    ]
+
+
 def unread_findings(coverage: Iterable[Mapping[str, Any]]) -> list[Finding]:
     """``unread_lines``: per kind, lines skipped for unexpected reasons.
 
@@ -660,6 +694,7 @@ def report_findings(report: Mapping[str, Any]) -> list[Finding]:
             Finding("read_error", "error", kind, f"the {kind} trace could not be read: {message}")
         )
     out += unread_findings(report.get("coverage") or [])
+    out += time_outlier_findings(report.get("timeline"))
 
     logical = (report.get("logical") or {}).get("phases") or {}
     several = len(logical) > 1

@@ -21,7 +21,18 @@ from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
 from ..write import OutputWriter
-from ._html import CSS, compact, esc, human_bytes, imbalance_table, num, pct, seconds, table
+from ._html import (
+    CSS,
+    compact,
+    esc,
+    exact_seconds,
+    human_bytes,
+    imbalance_table,
+    num,
+    pct,
+    seconds,
+    table,
+)
 from .run import UNNAMED
 
 if TYPE_CHECKING:
@@ -314,7 +325,7 @@ def _glance(s: Mapping[str, Any]) -> str:
         cards.append(_card("messages", num(g["messages"]), "logical sends"))
         cards.append(_card("bytes", human_bytes(g["bytes"]), f"{num(g['bytes'])} B payload"))
     if g["duration_s"] is not None:
-        cards.append(_card("duration", seconds(g["duration_s"]), "first to last send"))
+        cards.append(_card("duration", exact_seconds(g["duration_s"]), "first to last send"))
     if g["messages_handled"] is not None:
         cards.append(_card("messages handled", num(g["messages_handled"]), "PAPI trace"))
     if g["t_total_max_cycles"] is not None:
@@ -434,7 +445,7 @@ def _logical(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
             f"<p>{num(t['messages'])} messages, {num(t['bytes'])} bytes, {p['num_pes']} PEs "
             f"on {p['num_nodes']} node(s); intra-node {pct(loc['intra_node_share'])}, "
             f"inter-node {pct(loc['inter_node_share'])}; self-sends {num(t['self_sends'])} "
-            f"({pct(t['self_send_share'])}); sends over {seconds(t['duration_s'])}.</p>"
+            f"({pct(t['self_send_share'])}); sends over {exact_seconds(t['duration_s'])}.</p>"
         )
         body.append(_figs(figures, "logical", name))
         counts = p["imbalance"]["count"]
@@ -476,13 +487,23 @@ def _logical(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
 def _timeline(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
     t = s["timeline"]
     body = [
-        f"<p>{num(t['messages_timed'])} timed messages over {seconds(t['duration_s'])} on "
+        f"<p>{num(t['messages_timed'])} timed messages over {exact_seconds(t['duration_s'])} on "
         f"{t['num_pes']} PEs; peak {num(t['peak_rate_per_s'])} messages/s at "
         f"{seconds(t['peak_at_s'])}. {esc(t['note'][:1].upper() + t['note'][1:])}.</p>"
     ]
     if t["messages_untimed"]:
         body.append(
             f"<p>{num(t['messages_untimed'])} messages have no timestamp (5-column lines).</p>"
+        )
+    if t.get("messages_outliers"):
+        named = "; ".join(
+            f"{o['path']}:{o['line']}: {o['time_s']}" for o in t.get("time_outliers") or []
+        )
+        body.append(
+            f"<p>{num(t['messages_outliers'])} messages have an outlier send time (negative, "
+            "from 2286 on, or far from the other sends): counted, not placed in time"
+            + (f" (e.g. {esc(named)})" if named else "")
+            + ".</p>"
         )
     body.append(_figs(figures, "timeline"))
     if len(t["phases"]) > 1:

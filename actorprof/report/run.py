@@ -523,10 +523,15 @@ def _drop_phase_note(report: ReadReport) -> None:
 
 
 def _guard(run: RunReport, kind: str, build: Any) -> Any:
-    """``build()``, or None with the error recorded for ``kind``."""
+    """``build()``, or None with the error recorded for ``kind``.
+
+    Any error (ours, or memory, or a bug) costs only this part: the report
+    is documented to drop the failing part and write the rest.
+    """
     try:
         return build()
-    except ActorProfError as exc:
+    except Exception as exc:  # the rest of the report must still be written
+        text = str(exc) if isinstance(exc, ActorProfError) else f"{type(exc).__name__}: {exc}"
         previous = run.errors.get(kind)
-        run.errors[kind] = str(exc) if previous is None else f"{previous}; {exc}"
+        run.errors[kind] = text if previous is None else f"{previous}; {text}"
         return None
