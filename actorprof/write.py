@@ -150,7 +150,7 @@ class OutputWriter:
 
     def json(self, data: Any, name: str) -> Path:
         """Write JSON (numpy scalars and NaN handled: NaN becomes null)."""
-        text = json.dumps(to_jsonable(data), indent=2, allow_nan=False) + "\n"
+        text = dumps_json(to_jsonable(data)) + "\n"
         return self._atomic(self.path(name, "json"), lambda handle: handle.write(text.encode()))
 
     def _atomic(self, target: Path, write: Callable[[Any], Any]) -> Path:
@@ -192,8 +192,40 @@ class OutputWriter:
         )
 
 
+#: Lists longer than this are written one compact item per line.
+LONG_LIST = 1024
+
+
+def dumps_json(data: Any, *, _level: int = 0) -> str:
+    """``json.dumps(data, indent=2)``, but long lists one compact item per line.
+
+    Python's JSON encoder is C code only without ``indent``: a 65,536-PE
+    summary (one entry per trace file) took seconds indented. Lists of up to
+    :data:`LONG_LIST` items are written exactly as ``indent=2`` writes them.
+    NaN is refused (``allow_nan=False``): :func:`to_jsonable` makes it null.
+    """
+    if isinstance(data, dict) and data:
+        inner = "  " * (_level + 1)
+        items = ",\n".join(
+            f"{inner}{json.dumps(key)}: {dumps_json(value, _level=_level + 1)}"
+            for key, value in data.items()
+        )
+        return "{\n" + items + "\n" + "  " * _level + "}"
+    if isinstance(data, list) and len(data) > LONG_LIST:
+        inner = "  " * (_level + 1)
+        compact = json.JSONEncoder(allow_nan=False, separators=(", ", ": ")).encode
+        return "[\n" + ",\n".join(inner + compact(v) for v in data) + "\n" + "  " * _level + "]"
+    text = json.dumps(data, indent=2, allow_nan=False)
+    return text.replace("\n", "\n" + "  " * _level) if _level else text
+
+
+_PLAIN = frozenset({int, str, bool})
+
+
 def to_jsonable(data: Any) -> Any:
     """Convert numpy/pandas scalars and containers for :func:`json.dumps`."""
+    if data is None or type(data) in _PLAIN:  # most values: no conversion
+        return data
     if isinstance(data, dict):
         return {str(k): to_jsonable(v) for k, v in data.items()}
     if isinstance(data, (list, tuple)):

@@ -1085,8 +1085,16 @@ def test_unlistable_folder_is_a_data_error(
             raise PermissionError(13, "Permission denied", str(self))
         return real_is_file(self)
 
+    real_scandir = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if Path(path) == folder:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
     monkeypatch.setattr(Path, "iterdir", iterdir)
     monkeypatch.setattr(Path, "is_file", is_file)
+    monkeypatch.setattr(os, "scandir", scandir)
     code, out, err = invoke(argv(command, str(folder)), tmp_path / "out")
     assert code == 1 and out == ""
     assert_clean(err)

@@ -5,7 +5,7 @@ package's own.
 """
 
 from ._fastscan import FAST_BLOCK_BYTES
-from ._files import TraceFile, check_input_path, find_pe_files, stdout_file
+from ._files import TraceFile, check_input_path, find_pe_files, list_folder, stdout_file
 from ._report import FileReport, ReadReport, SkippedLine
 from ._scan import require_trace_lines
 from .logical import (
@@ -34,6 +34,7 @@ __all__ = [
     "iter_logical",
     "iter_papi",
     "iter_physical",
+    "list_folder",
     "logical_blocks",
     "logical_files",
     "new_key_table",

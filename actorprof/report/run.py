@@ -36,7 +36,7 @@ from ..kinds.overall import OverallView, overall_view
 from ..kinds.papi import PapiView, papi_view
 from ..kinds.physical import PhysicalView
 from ..kinds.timeline import TimelineView, timeline_view
-from ..read import ReadReport, TraceFile, find_pe_files
+from ..read import ReadReport, TraceFile, find_pe_files, list_folder
 from ..read.physical import PHYSICAL_FILE_NAME
 from .findings import RULES, report_findings
 
@@ -134,8 +134,11 @@ def find_run_traces(path: str | PathLike[str]) -> RunTraces:
             f"{root}: not a folder. Give the run folder (the one holding the traces, or "
             "logical/, papi/, overall/, physical/ subfolders)."
         )
-    subfolders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
-    folders = [root, *subfolders]
+    try:
+        _, names = list_folder(root)
+    except OSError as exc:
+        raise UsageError(f"{root}: cannot list this folder ({exc.strerror})") from exc
+    folders = [root, *(root / name for name in names if not name.startswith("."))]
     found: dict[str, Any] = {}
     notes: list[str] = []
 
