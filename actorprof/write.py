@@ -83,6 +83,15 @@ def label_run(
     fig.suptitle(line + (f"\n{note}" if note else ""), fontsize="medium")
 
 
+def suptitle_of(fig: Figure) -> str:
+    """The figure's suptitle text, or "" (``Figure.get_suptitle`` is matplotlib 3.8+)."""
+    getter = getattr(fig, "get_suptitle", None)
+    if getter is not None:
+        return str(getter())
+    title = getattr(fig, "_suptitle", None)  # matplotlib < 3.8
+    return "" if title is None else str(title.get_text())
+
+
 class OutputWriter:
     """Writes ``<kind>_<name>.<ext>`` files atomically into one folder.
 

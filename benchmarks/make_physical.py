@@ -36,7 +36,7 @@ def batch_text(rng: np.random.Generator, n: int, pes: int, output_every: int, fi
     dst = rng.integers(0, pes, size=n)
     lines = [
         f"{_TYPES[k]}, {b}, {s}, {d}\n"
-        for k, b, s, d in zip(kind.tolist(), size.tolist(), src.tolist(), dst.tolist())
+        for k, b, s, d in zip(kind.tolist(), size.tolist(), src.tolist(), dst.tolist(), strict=True)
     ]
     if output_every:
         for i in range(-first % output_every, n, output_every):

@@ -308,7 +308,7 @@ def papi_view(
 
 def write_papi(view: PapiView, out: Sink, *, by_mailbox: bool, sort: str) -> None:
     from ..plot.bars import plot_papi_bars
-    from ..write import label_run, new_figure
+    from ..write import label_run, new_figure, suptitle_of
 
     phase = ""  # said once, above the panels
     split = "PROC per mailbox" if by_mailbox else "PROC"
@@ -337,7 +337,7 @@ def write_papi(view: PapiView, out: Sink, *, by_mailbox: bool, sort: str) -> Non
     label_run(fig, view.path, view.report.phase)
     if view.all_zero:
         fig.suptitle(
-            f"{fig.get_suptitle()}\n"
+            f"{suptitle_of(fig)}\n"
             f"All PAPI counters are 0 in this trace ({', '.join(view.counters)}): the machine "
             "gave no hardware counter readings.\nShown instead: messages handled and sends "
             "issued per PE, which the trace records exactly.",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
-from ..write import OutputWriter
+from ..write import OutputWriter, suptitle_of
 from ._html import (
     CSS,
     compact,
@@ -194,7 +194,7 @@ CAPTIONS = {
 
 
 def _caption(fig: Figure) -> str:
-    suptitle = fig.get_suptitle() if hasattr(fig, "get_suptitle") else ""
+    suptitle = suptitle_of(fig)
     # the page names the run once: its line above every figure says nothing new here
     lines = suptitle.splitlines()
     if lines and lines[0].startswith("run "):
