@@ -168,6 +168,11 @@ def test_report_writes_everything_with_outliers(examples: Path, tmp_path: Path) 
     assert "time_outliers" in [f["rule"] for f in report["findings"]]
     assert report["at_a_glance"]["duration_s"] == 0.339996
     assert (out / "report.html").is_file()
+    # the logical section takes the timeline's span, the raw extremes beside it
+    totals = report["logical"]["phases"]["(unnamed)"]["totals"]
+    assert totals["duration_s"] == 0.339996
+    assert (totals["first_send_raw_s"], totals["last_send_raw_s"]) == (-1795245941.852365, 1e300)
+    assert "sends over 0.339996 s" in (out / "report.html").read_text()
 
 
 def test_export_with_outliers_is_small_and_integrates(examples: Path, tmp_path: Path) -> None:

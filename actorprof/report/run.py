@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -160,6 +161,32 @@ def find_run_traces(path: str | PathLike[str]) -> RunTraces:
     return RunTraces(root=root, notes=notes, **found)
 
 
+def _times_from_timeline(phases: dict[str, Any], timeline: Mapping[str, Any]) -> None:
+    """Give each logical phase the timeline's exact span, outlier times set apart.
+
+    The logical reduction keeps only the smallest and largest time, so one
+    corrupt timestamp (``1e300``) would be the phase's last send; the timeline
+    reads every time and sets outliers apart (docs/timeline.md). The phase's
+    raw extremes stay beside it (``first_send_raw_s``, ``last_send_raw_s``)
+    when they differ.
+    """
+    start = timeline.get("start_epoch_s")
+    if not timeline.get("messages_outliers"):
+        return  # the extremes are the span
+    spans = {p["name"]: p for p in timeline.get("phases", [])}
+    for name, phase in phases.items():
+        span = spans.get(name)
+        totals = phase["totals"]
+        if span is None or start is None or span.get("messages", 0) == 0:
+            continue
+        first, last = start + span["start_s"], start + span["end_s"]
+        if (totals["first_send_s"], totals["last_send_s"]) != (first, last):
+            totals["first_send_raw_s"] = totals["first_send_s"]
+            totals["last_send_raw_s"] = totals["last_send_s"]
+        totals["first_send_s"], totals["last_send_s"] = first, last
+        totals["duration_s"] = round(span["end_s"] - span["start_s"], 6)
+
+
 @dataclass(repr=False)
 class RunReport(Summarized):
     """Every view of one run; ``errors`` holds the kinds that could not be read."""
@@ -210,6 +237,8 @@ class RunReport(Summarized):
             else None
         )
         s["timeline"] = self._timeline_summary()
+        if s["logical"] is not None and s["timeline"] is not None:
+            _times_from_timeline(s["logical"]["phases"], s["timeline"])
         s["papi"] = (
             {"phases": {name: _without_files(v.summary()) for name, v in self.papi.items()}}
             if self.papi
