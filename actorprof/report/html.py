@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
 from ..write import OutputWriter
+from ._matrix import EXPLORER_JS, MatrixExplorer
 from ._html import CSS, compact, esc, human_bytes, imbalance_table, num, pct, seconds, table
 from .run import UNNAMED
 
@@ -119,6 +120,8 @@ class FigureCollector:
     scope: str | None = None
     figures: list[EmbeddedFigure] = field(default_factory=list)
     files: FigureFiles | None = None
+    #: the interactive matrix of each logical phase (by phase name)
+    matrices: dict[str, MatrixExplorer] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.fmt not in EMBED_FORMATS:
@@ -225,13 +228,21 @@ _SECTION_TITLES = {
 }
 
 
-def render_report(summary: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
-    """The report page: ``summary`` is :meth:`RunReport.summary`, figures from the collector."""
+def render_report(
+    summary: Mapping[str, Any],
+    figures: Sequence[EmbeddedFigure],
+    matrices: Mapping[str, MatrixExplorer] | None = None,
+) -> str:
+    """The report page: ``summary`` is :meth:`RunReport.summary`, figures from the
+    collector, and the interactive matrix of each logical phase (``matrices``)."""
     read = set(summary["kinds_read"])
+    explorers = matrices or {}
     parts = [
         _glance(summary),
         _findings(summary),
-        _logical(summary, figures) if "logical" in read else _absent(summary, "logical"),
+        _logical(summary, figures, explorers)
+        if "logical" in read
+        else _absent(summary, "logical"),
     ]
     if summary.get("timeline"):
         parts.append(_timeline(summary, figures))
@@ -270,7 +281,7 @@ def render_report(summary: Mapping[str, Any], figures: Sequence[EmbeddedFigure])
         + esc(__version__)
         + ". This page is self-contained: figures are embedded, nothing is fetched. "
         "Every number is in report.json next to it.</footer>"
-        f"</main>{LIGHTBOX}</body></html>\n"
+        f"</main>{LIGHTBOX}{EXPLORER_JS if explorers else ''}</body></html>\n"
     )
 
 
@@ -422,7 +433,11 @@ def _phase_heading(name: str, several: bool) -> str:
     return f"<h3>Phase {esc(name)}</h3>" if several else ""
 
 
-def _logical(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
+def _logical(
+    s: Mapping[str, Any],
+    figures: Sequence[EmbeddedFigure],
+    explorers: Mapping[str, MatrixExplorer],
+) -> str:
     phases = s["logical"]["phases"]
     several = len(phases) > 1
     body = []
@@ -437,6 +452,9 @@ def _logical(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
             f"({pct(t['self_send_share'])}); sends over {seconds(t['duration_s'])}.</p>"
         )
         body.append(_figs(figures, "logical", name))
+        if name in explorers:
+            body.append("<h3>Explore the matrix</h3>")
+            body.append(explorers[name].html(f"matrix-{len(body)}"))
         counts = p["imbalance"]["count"]
         body.append("<h3>Load imbalance</h3>")
         body.append(
