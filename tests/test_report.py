@@ -215,8 +215,11 @@ def test_cli_stdout_stderr_quiet(ig: dict[str, Any], histo: dict[str, Any]) -> N
 def test_html_sections_images_numbers(ig: dict[str, Any]) -> None:
     page = parse(ig["html"])
     assert set(page.sections) >= SECTIONS | {"timeline", "aggregation"}
-    # nothing to fetch: no link, one inline script (the lightbox), no src but data: images
-    assert "link" not in page.tags and page.tags.count("script") == 1
+    # nothing to fetch: no link, inline scripts only (the lightbox, the matrix explorer
+    # and its data), no src but data: images
+    assert "link" not in page.tags and page.tags.count("script") == 3
+    assert ig["html"].count('<script type="application/json" class="apm-data">') == 1
+    assert 'class="apm"' in ig["html"] and "Explore the matrix" in page.all_text
     assert "<script src" not in ig["html"] and 'src="http' not in ig["html"]
     assert "http://" not in ig["html"] and "https://" not in ig["html"]
     figures = ig["json"]["figures"]

@@ -209,10 +209,16 @@ details { margin: 8px 0; } summary { cursor: pointer; color: var(--info); }
   margin-bottom: 6px; }
 .apm-bar label { margin-left: auto; }
 .apm-crumbs a { color: var(--info); }
-.apm-stage { position: relative; }
-.apm-canvas { display: block; width: min(640px, 100%); height: auto; image-rendering: pixelated;
+.apm-stage { position: relative; display: grid; grid-template-columns: max-content minmax(0, 640px);
+  justify-content: start;
+  font-size: 12px; color: var(--muted); }
+.apm-x { display: flex; justify-content: space-between; padding: 0 2px; }
+.apm-y { display: flex; flex-direction: column; justify-content: space-between;
+  align-items: flex-end; padding: 2px 4px 2px 0; }
+.apm-yl { writing-mode: vertical-rl; }
+.apm-canvas { display: block; width: 100%; height: auto; image-rendering: pixelated;
   border: 1px solid var(--line); cursor: crosshair; }
-.apm-tip { position: absolute; z-index: 2; max-width: 420px; pointer-events: none;
+.apm-tip { position: absolute; z-index: 2; width: max-content; max-width: 420px; pointer-events: none;
   background: #1f2a3a; color: #fff; font-size: 13px; padding: 6px 9px; border-radius: 6px;
   box-shadow: 0 2px 8px rgba(0, 0, 0, .25); }
 .apm-tip[hidden] { display: none; }

@@ -9,11 +9,13 @@ to see it at the next level, down to single PEs; the breadcrumb (or wheel
 out) goes back. Where the page holds no finer view of a block, a click says
 how to get one.
 
-Test hook: ``report.html#probe=SRC,DST`` zooms to the finest view holding
-that pair, hovers it with synthetic mouse events (the handlers a person
-triggers) and writes the tooltip into ``<output id="apm-probe">``, with
-``data-ready`` (milliseconds from navigation to the explorer drawn), then
-``data-load`` (to the load event).
+Test hook: ``report.html#probe=SRC,DST[;SRC,DST...]`` (first matrix of the
+page), for each pair: back to all PEs, zoom with synthetic clicks (the
+handlers a person triggers) to the finest view holding the pair, hover it
+with a synthetic mouse move, and append the tooltip to the page as
+``<output class="apm-probe" data-pair="SRC,DST">``, with ``data-block``
+(PEs per cell), ``data-ready`` (milliseconds from navigation to the
+explorers drawn) and ``data-load`` (to the load event).
 """
 
 from __future__ import annotations
@@ -95,8 +97,13 @@ class MatrixExplorer:
             '<label>colour: <select class="apm-mode">'
             '<option value="m">messages</option><option value="y">bytes</option>'
             '<option value="x">largest pair (messages)</option></select></label></div>'
-            '<div class="apm-stage"><canvas class="apm-canvas" width="1" height="1">'
-            "</canvas><div class=\"apm-tip\" hidden></div></div>"
+            '<div class="apm-stage"><span class="apm-corner"></span>'
+            '<div class="apm-x"><span class="apm-x0"></span><span>destination PE &rarr;</span>'
+            '<span class="apm-x1"></span></div>'
+            '<div class="apm-y"><span class="apm-y0"></span><span class="apm-yl">'
+            "source PE &darr;</span><span class=\"apm-y1\"></span></div>"
+            '<canvas class="apm-canvas" width="1" height="1"></canvas>'
+            '<div class="apm-tip" hidden></div></div>'
             '<div class="apm-legend"><span class="apm-lo"></span><span class="apm-ramp"></span>'
             '<span class="apm-hi"></span> <span class="apm-axes"></span></div>'
             '<p class="apm-hover mono"></p><p class="apm-note"></p>'
@@ -165,27 +172,34 @@ function Explorer(root) {
     return v.L.arr[m === "y" ? "y" : "m"][i];
   }
   function draw() {
-    var v = view, m = mode.value, lo = Infinity, hi = 0, i, k;
+    var v = view, m = mode.value, vals = [], i, k;
     canvas.width = v.cols; canvas.height = v.rows;
     canvas.style.aspectRatio = v.cols + " / " + v.rows;
-    for (k = 0; k < v.grid.length; k++) {
-      i = v.grid[k];
-      if (i >= 0) { var x = value(v, i, m); if (x < lo) lo = x; if (x > hi) hi = x; }
-    }
+    for (k = 0; k < v.grid.length; k++) if (v.grid[k] >= 0) vals.push(value(v, v.grid[k], m));
+    vals.sort(function (x, y) { return x - y; });
+    var lo = vals.length ? vals[0] : 0, hi = vals.length ? vals[vals.length - 1] : 0;
+    var median = vals.length ? vals[vals.length >> 1] : 0;
+    // the static heatmap's rule: a log scale when the largest cell is over 50x the median
+    var log = median > 0 && hi / median > 50 && hi > lo;
+    var a = log ? Math.log(lo) : 0, w = log ? Math.log(hi) - a : (hi || 1);
     var img = ctx.createImageData(v.cols, v.rows), px = img.data;
-    var a = Math.log(lo), b = Math.log(hi), w = b > a ? b - a : 1;
     for (k = 0; k < v.grid.length; k++) {
       i = v.grid[k];
-      var c = i < 0 ? ZERO : colour(hi > lo ? (Math.log(value(v, i, m)) - a) / w : 1);
+      var x = i < 0 ? 0 : value(v, i, m);
+      var c = i < 0 ? ZERO : colour(log ? (Math.log(x) - a) / w : x / w);
       px[4 * k] = c[0]; px[4 * k + 1] = c[1]; px[4 * k + 2] = c[2]; px[4 * k + 3] = 255;
     }
     ctx.putImageData(img, 0, 0);
-    root.querySelector(".apm-lo").textContent = hi ? fmt(lo) : "no message";
-    root.querySelector(".apm-hi").textContent = hi ? fmt(hi) + " (log scale)" : "";
-    root.querySelector(".apm-axes").textContent = "rows: source " +
-      span(v.r0, Math.min(v.r0 + v.L.s, n) - 1) + ", columns: destination " +
-      span(v.c0, Math.min(v.c0 + v.L.s, n) - 1) + "; " +
-      (v.L.b === 1 ? "one cell per PE" : "one cell per block of " + fmt(v.L.b) + " PEs");
+    var srcEnd = Math.min(v.r0 + v.L.s, n) - 1, dstEnd = Math.min(v.c0 + v.L.s, n) - 1;
+    root.querySelector(".apm-x0").textContent = v.c0;
+    root.querySelector(".apm-x1").textContent = dstEnd;
+    root.querySelector(".apm-y0").textContent = v.r0;
+    root.querySelector(".apm-y1").textContent = srcEnd;
+    root.querySelector(".apm-lo").textContent = hi ? (log ? fmt(lo) : "0") : "no message";
+    root.querySelector(".apm-hi").textContent = hi ? fmt(hi) + (log ? " (log scale)" : "") : "";
+    root.querySelector(".apm-axes").textContent = "grey: no message; " +
+      (v.L.b === 1 ? "one cell per PE pair" : "one cell per block of " + fmt(v.L.b) +
+      " x " + fmt(v.L.b) + " PEs");
     crumbs.textContent = "";
     stack.forEach(function (s, j) {
       var link = document.createElement(j === stack.length - 1 ? "span" : "a");
@@ -251,10 +265,12 @@ function Explorer(root) {
     var rc = cellAt(e);
     if (!rc) { tip.hidden = true; return; }
     tip.textContent = describe(view, rc[0], rc[1]); hover.textContent = tip.textContent;
-    var rect = canvas.getBoundingClientRect();
-    tip.style.left = (e.clientX - rect.left + canvas.offsetLeft + 14) + "px";
-    tip.style.top = (e.clientY - rect.top + canvas.offsetTop + 14) + "px";
+    var rect = canvas.getBoundingClientRect(), x = e.clientX - rect.left;
     tip.hidden = false;
+    // right of the pointer, or left of it on the canvas's right side
+    var left = x > rect.width * 0.55 ? x - tip.offsetWidth - 14 : x + 14;
+    tip.style.left = (canvas.offsetLeft + left) + "px";
+    tip.style.top = (e.clientY - rect.top + canvas.offsetTop + 14) + "px";
   });
   canvas.addEventListener("mouseleave", function () { tip.hidden = true; });
   canvas.addEventListener("click", function (e) { var rc = cellAt(e); if (rc) zoom(rc); });
@@ -280,6 +296,7 @@ function Explorer(root) {
       clientY: rect.top + (rc[0] + 0.5) * rect.height / view.rows}));
   };
   this.view = function () { return view; };
+  this.top = function () { while (out()) { /* back to all PEs */ } note.textContent = ""; };
   view = open(0, 0); stack.push(view); draw();
 }
 var explorers = [];
@@ -287,18 +304,30 @@ document.querySelectorAll(".apm").forEach(function (root) {
   explorers.push(new Explorer(root));
 });
 var ready = performance.now();
-var m = /[#&]probe=(\d+),(\d+)/.exec(location.hash);
-if (m && explorers.length) {
-  var ex = explorers[0], src = +m[1], dst = +m[2], rc = ex.cellOf(src, dst), hops = 0;
-  while (rc && ex.canZoom(rc) && hops++ < 64) { ex.fire("click", rc); rc = ex.cellOf(src, dst); }
-  var probe = document.createElement("output");
-  probe.id = "apm-probe";
-  if (rc) { ex.fire("mousemove", rc); probe.textContent = ex.tip.textContent; }
-  else probe.textContent = "no such pair";
-  probe.dataset.block = ex.view().L.b;
-  probe.dataset.ready = ready.toFixed(1);
-  document.body.appendChild(probe);
+// the test hook: #probe=SRC,DST[;SRC,DST...]
+var asked = /[#&]probe=([0-9,;]+)/.exec(location.hash);
+if (asked && explorers.length) {
+  var ex = explorers[0], found = [];
+  asked[1].split(";").forEach(function (pair) {
+    var p = pair.split(","), src = +p[0], dst = +p[1], hops = 0;
+    ex.top();
+    var rc = ex.cellOf(src, dst);
+    while (rc && ex.canZoom(rc) && hops++ < 64) { ex.fire("click", rc); rc = ex.cellOf(src, dst); }
+    var probe = document.createElement("output");
+    probe.className = "apm-probe";
+    probe.dataset.pair = src + "," + dst;
+    if (rc) { ex.fire("mousemove", rc); probe.textContent = ex.tip.textContent; }
+    else probe.textContent = "no such pair";
+    probe.dataset.block = ex.view().L.b;
+    probe.dataset.level = ex.view().d;
+    probe.dataset.note = ex.root.querySelector(".apm-note").textContent;
+    probe.dataset.ready = ready.toFixed(1);
+    document.body.appendChild(probe);
+    found.push(probe);
+  });
   window.addEventListener("load", function () {
-    probe.dataset.load = performance.now().toFixed(1); });
+    var t = performance.now().toFixed(1);
+    found.forEach(function (probe) { probe.dataset.load = t; });
+  });
 }
 })();</script>"""
