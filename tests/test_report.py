@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -379,6 +380,30 @@ def test_chromium_renders_the_page(ig: dict[str, Any], tmp_path: Path) -> None:
         shutil.rmtree(profile, ignore_errors=True)
     import matplotlib.image as mpimg
 
+    # a click on a figure enlarges it: the lightbox shows that figure
+    profile = tempfile.mkdtemp(prefix="chromium-")
+    try:
+        dom = subprocess.run(
+            [
+                "chromium",
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                f"--user-data-dir={profile}",
+                "--dump-dom",
+                (ig["out"] / "report.html").as_uri() + "#enlarge",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    box = re.search(r'<div id="lightbox"([^>]*)><img src="([^"]+)"', dom)
+    assert box is not None and "hidden" not in box.group(1)
+    assert box.group(2) == parse(ig["html"]).images[0]["src"]
     pixels = mpimg.imread(shot)
     assert pixels.shape[:2] == (2400, 1280)
     # the dark header band on top, the page below, and the embedded heatmap's colours
