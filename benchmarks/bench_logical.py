@@ -122,6 +122,7 @@ def _pyarrow(pa: Any, pcsv: Any, files: list[Path]) -> int:
 
 def way_actorprof(files: list[Path], opts: dict[str, str]) -> Work:
     import actorprof.cache
+
     from actorprof import ReadReport
     from actorprof.engine import Engine, reduce_logical
 
@@ -140,8 +141,8 @@ def way_actorprof(files: list[Path], opts: dict[str, str]) -> Work:
 def way_heatmap(_: list[Path], opts: dict[str, str]) -> Work:
     import numpy as np
     import pandas as pd
-
     from actorprof.output import new_figure
+
     from actorprof.plot import plot_heatmap
 
     n = 4096

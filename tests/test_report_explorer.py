@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import re
 import shutil
@@ -16,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from actorprof.analyze.matrix import pool_block, pool_pairs
-from actorprof.analyze.pyramid import compact_uint, matrix_pyramid
+from actorprof.analyze.pyramid import PyramidLevel, compact_uint, matrix_pyramid
 from actorprof.cli import main
 from actorprof.report._matrix import MatrixExplorer
 from actorprof.report.figures import matrix_explorer
@@ -33,16 +34,17 @@ def random_pairs(num_pes: int, count: int, seed: int = 0) -> pd.DataFrame:
     return frame.groupby(["src_pe", "dst_pe"], as_index=False).sum()
 
 
-def level_frame(pyramid_level: object, num_pes: int) -> pd.DataFrame:
+def level_frame(lv: PyramidLevel, num_pes: int) -> pd.DataFrame:
     """Cells of a level with their absolute first PEs (src, dst)."""
-    lv = pyramid_level
-    tile = np.repeat(np.arange(lv.tiles), lv.tile_cells.astype(np.int64))  # type: ignore[attr-defined]
+    tile = np.repeat(np.arange(lv.tiles), lv.tile_cells.astype(np.int64))
+    rows = lv.tile_row.astype(np.int64)[tile] * lv.span + lv.row.astype(np.int64) * lv.block
+    cols = lv.tile_col.astype(np.int64)[tile] * lv.span + lv.col.astype(np.int64) * lv.block
     frame = pd.DataFrame(
         {
-            "src": lv.tile_row.astype(np.int64)[tile] * lv.span + lv.row.astype(np.int64) * lv.block,  # type: ignore[attr-defined]
-            "dst": lv.tile_col.astype(np.int64)[tile] * lv.span + lv.col.astype(np.int64) * lv.block,  # type: ignore[attr-defined]
-            "messages": lv.messages.astype(np.int64),  # type: ignore[attr-defined]
-            "bytes": lv.bytes.astype(np.int64),  # type: ignore[attr-defined]
+            "src": rows,
+            "dst": cols,
+            "messages": lv.messages.astype(np.int64),
+            "bytes": lv.bytes.astype(np.int64),
         }
     )
     assert (frame[["src", "dst"]] < num_pes).all().all()
@@ -80,16 +82,20 @@ def test_every_level_sums_to_the_pairs_when_everything_fits() -> None:
     p = matrix_pyramid(pairs, n, max_cells=16, pes_per_node=None, max_bytes=10**9)
     blocks = [lv.block for lv in p.levels]
     assert blocks[-1] == 1 and len(blocks) >= 3
-    assert all(a % b == 0 for a, b in zip(blocks[1:], blocks[2:]))  # cells lie in one tile
+    assert all(a % b == 0 for a, b in itertools.pairwise(blocks))  # cells lie in one tile
     for lv in p.levels:
         assert lv.complete
         cells = level_frame(lv, n)
         assert cells["messages"].sum() == pairs["messages"].sum()
         assert cells["bytes"].sum() == pairs["bytes"].sum()
         # each cell is the sum of the pairs in its block
-        expect = pairs.assign(
-            src=pairs.src_pe // lv.block * lv.block, dst=pairs.dst_pe // lv.block * lv.block
-        ).groupby(["src", "dst"])[["messages", "bytes"]].sum()
+        expect = (
+            pairs.assign(
+                src=pairs.src_pe // lv.block * lv.block, dst=pairs.dst_pe // lv.block * lv.block
+            )
+            .groupby(["src", "dst"])[["messages", "bytes"]]
+            .sum()
+        )
         got = cells.groupby(["src", "dst"])[["messages", "bytes"]].sum()
         pd.testing.assert_frame_equal(got.sort_index(), expect.sort_index())
     finest = level_frame(p.levels[-1], n).sort_values(["src", "dst"], ignore_index=True)

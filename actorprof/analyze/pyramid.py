@@ -175,7 +175,7 @@ def _choose(
     """Tile ids kept: most messages first, while their arrays fit ``budget`` bytes."""
     tile = cells["tile"][candidate]
     if not len(tile):
-        return tile
+        return np.zeros(0, dtype=np.int64)
     names = ["row", "col", "messages", "bytes"] + (
         ["max_messages", "max_src", "max_dst"] if pooled else []
     )
@@ -279,9 +279,7 @@ def matrix_pyramid(
     for depth, block in enumerate(sizes):
         span = n if depth == 0 else sizes[depth - 1]
         tiles_per_side = -(-n // span)
-        cells = _cells(
-            src, dst, msgs, byts, tiles_per_side=tiles_per_side, block=block, span=span
-        )
+        cells = _cells(src, dst, msgs, byts, tiles_per_side=tiles_per_side, block=block, span=span)
         tile = cells["tile"]
         # a tile is a non-zero cell of the level above, inside a tile kept there
         above = n if depth <= 1 else sizes[depth - 2]

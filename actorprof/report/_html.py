@@ -218,9 +218,9 @@ details { margin: 8px 0; } summary { cursor: pointer; color: var(--info); }
 .apm-yl { writing-mode: vertical-rl; }
 .apm-canvas { display: block; width: 100%; height: auto; image-rendering: pixelated;
   border: 1px solid var(--line); cursor: crosshair; }
-.apm-tip { position: absolute; z-index: 2; width: max-content; max-width: 420px; pointer-events: none;
-  background: #1f2a3a; color: #fff; font-size: 13px; padding: 6px 9px; border-radius: 6px;
-  box-shadow: 0 2px 8px rgba(0, 0, 0, .25); }
+.apm-tip { position: absolute; z-index: 2; width: max-content; max-width: 420px;
+  pointer-events: none; background: #1f2a3a; color: #fff; font-size: 13px; padding: 6px 9px;
+  border-radius: 6px; box-shadow: 0 2px 8px rgba(0, 0, 0, .25); }
 .apm-tip[hidden] { display: none; }
 .apm-legend { font-size: 13px; color: var(--muted); margin-top: 4px; }
 .apm-ramp { display: inline-block; width: 160px; height: 10px; margin: 0 6px;

@@ -93,7 +93,7 @@ class MatrixExplorer:
         return (
             f'<div class="apm" id="{esc(ident)}">'
             '<div class="apm-bar"><button type="button" class="apm-back" disabled>'
-            "&larr; zoom out</button><span class=\"apm-crumbs\"></span>"
+            '&larr; zoom out</button><span class="apm-crumbs"></span>'
             '<label>colour: <select class="apm-mode">'
             '<option value="m">messages</option><option value="y">bytes</option>'
             '<option value="x">largest pair (messages)</option></select></label></div>'
@@ -101,7 +101,7 @@ class MatrixExplorer:
             '<div class="apm-x"><span class="apm-x0"></span><span>destination PE &rarr;</span>'
             '<span class="apm-x1"></span></div>'
             '<div class="apm-y"><span class="apm-y0"></span><span class="apm-yl">'
-            "source PE &darr;</span><span class=\"apm-y1\"></span></div>"
+            'source PE &darr;</span><span class="apm-y1"></span></div>'
             '<canvas class="apm-canvas" width="1" height="1"></canvas>'
             '<div class="apm-tip" hidden></div></div>'
             '<div class="apm-legend"><span class="apm-lo"></span><span class="apm-ramp"></span>'
@@ -162,7 +162,8 @@ function Explorer(root) {
   }
   function open(d, t) {
     var L = level(d), A = L.arr, r0 = A.tr[t] * L.s, c0 = A.tc[t] * L.s;
-    var rows = Math.ceil(Math.min(L.s, n - r0) / L.b), cols = Math.ceil(Math.min(L.s, n - c0) / L.b);
+    var rows = Math.ceil(Math.min(L.s, n - r0) / L.b);
+    var cols = Math.ceil(Math.min(L.s, n - c0) / L.b);
     var grid = new Int32Array(rows * cols).fill(-1), first = A.to[t], count = A.tn[t];
     for (var i = first; i < first + count; i++) grid[A.r[i] * cols + A.c[i]] = i;
     return {d: d, t: t, L: L, r0: r0, c0: c0, rows: rows, cols: cols, grid: grid};

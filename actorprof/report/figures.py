@@ -15,7 +15,6 @@ from ..kinds.overall import write_overall
 from ..kinds.papi import write_papi
 from ..kinds.physical import write_physical
 from ..kinds.timeline import write_timeline_figure
-
 from ._matrix import MatrixExplorer
 
 if TYPE_CHECKING:

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
 from ..write import OutputWriter
-from ._matrix import EXPLORER_JS, MatrixExplorer
 from ._html import CSS, compact, esc, human_bytes, imbalance_table, num, pct, seconds, table
+from ._matrix import EXPLORER_JS, MatrixExplorer
 from .run import UNNAMED
 
 if TYPE_CHECKING:
@@ -240,9 +240,7 @@ def render_report(
     parts = [
         _glance(summary),
         _findings(summary),
-        _logical(summary, figures, explorers)
-        if "logical" in read
-        else _absent(summary, "logical"),
+        _logical(summary, figures, explorers) if "logical" in read else _absent(summary, "logical"),
     ]
     if summary.get("timeline"):
         parts.append(_timeline(summary, figures))
