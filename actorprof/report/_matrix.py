@@ -15,7 +15,9 @@ handlers a person triggers) to the finest view holding the pair, hover it
 with a synthetic mouse move, and append the tooltip to the page as
 ``<output class="apm-probe" data-pair="SRC,DST">``, with ``data-block``
 (PEs per cell), ``data-ready`` (milliseconds from navigation to the
-explorers drawn) and ``data-load`` (to the load event).
+explorers drawn) and ``data-load`` (to the load event). ``#look=SRC,DST``
+hovers at the top level without zooming. ``data-top`` is where the matrix
+is on the page (CSS pixels, for cropping a screenshot).
 """
 
 from __future__ import annotations
@@ -198,7 +200,7 @@ function Explorer(root) {
     root.querySelector(".apm-y1").textContent = srcEnd;
     root.querySelector(".apm-lo").textContent = hi ? (log ? fmt(lo) : "0") : "no message";
     root.querySelector(".apm-hi").textContent = hi ? fmt(hi) + (log ? " (log scale)" : "") : "";
-    root.querySelector(".apm-axes").textContent = "grey: no message; " +
+    root.querySelector(".apm-axes").textContent = "\u00b7 grey: no message \u00b7 " +
       (v.L.b === 1 ? "one cell per PE pair" : "one cell per block of " + fmt(v.L.b) +
       " x " + fmt(v.L.b) + " PEs");
     crumbs.textContent = "";
@@ -305,15 +307,17 @@ document.querySelectorAll(".apm").forEach(function (root) {
   explorers.push(new Explorer(root));
 });
 var ready = performance.now();
-// the test hook: #probe=SRC,DST[;SRC,DST...]
-var asked = /[#&]probe=([0-9,;]+)/.exec(location.hash);
+// the test hook: #probe=SRC,DST[;SRC,DST...] (#look=...: hover at the top level, no zoom)
+var asked = /[#&](probe|look)=([0-9,;]+)/.exec(location.hash);
 if (asked && explorers.length) {
   var ex = explorers[0], found = [];
-  asked[1].split(";").forEach(function (pair) {
+  asked[2].split(";").forEach(function (pair) {
     var p = pair.split(","), src = +p[0], dst = +p[1], hops = 0;
     ex.top();
     var rc = ex.cellOf(src, dst);
-    while (rc && ex.canZoom(rc) && hops++ < 64) { ex.fire("click", rc); rc = ex.cellOf(src, dst); }
+    while (asked[1] === "probe" && rc && ex.canZoom(rc) && hops++ < 64) {
+      ex.fire("click", rc); rc = ex.cellOf(src, dst);
+    }
     var probe = document.createElement("output");
     probe.className = "apm-probe";
     probe.dataset.pair = src + "," + dst;
@@ -323,6 +327,7 @@ if (asked && explorers.length) {
     probe.dataset.level = ex.view().d;
     probe.dataset.note = ex.root.querySelector(".apm-note").textContent;
     probe.dataset.ready = ready.toFixed(1);
+    probe.dataset.top = (ex.root.getBoundingClientRect().top + window.scrollY).toFixed(0);
     document.body.appendChild(probe);
     found.push(probe);
   });
