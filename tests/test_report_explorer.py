@@ -296,4 +296,10 @@ def test_hover_in_chromium_equals_logical_pairs_csv(tmp_path: Path) -> None:
     best = top.iloc[0]
     assert f"largest pair {best.src_pe} → {best.dst_pe}: {best.messages:,} messages" in text
     assert "no finer view in this page" in text
+    # and a click on it says how to get its pairs
+    assert (
+        f"logical_pairs.csv (written by actorprof logical {run}) with src_pe in "
+        f"{r}-{r + b - 1} and dst_pe in {c}-{c + b - 1}"
+    ) in far["note"]
+    assert got["24,590"]["note"] == ""
     assert float(far["ready"]) < 3000

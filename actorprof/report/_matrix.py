@@ -321,8 +321,10 @@ if (asked && explorers.length) {
     var probe = document.createElement("output");
     probe.className = "apm-probe";
     probe.dataset.pair = src + "," + dst;
-    if (rc) { ex.fire("mousemove", rc); probe.textContent = ex.tip.textContent; }
-    else probe.textContent = "no such pair";
+    if (rc) {
+      ex.fire("mousemove", rc); probe.textContent = ex.tip.textContent;
+      if (ex.view().L.b > 1) ex.fire("click", rc);  // no finer view: the note says how to get it
+    } else probe.textContent = "no such pair";
     probe.dataset.block = ex.view().L.b;
     probe.dataset.level = ex.view().d;
     probe.dataset.note = ex.root.querySelector(".apm-note").textContent;
