@@ -323,7 +323,8 @@ if (asked && explorers.length) {
     probe.dataset.pair = src + "," + dst;
     if (rc) {
       ex.fire("mousemove", rc); probe.textContent = ex.tip.textContent;
-      if (ex.view().L.b > 1) ex.fire("click", rc);  // no finer view: the note says how to get it
+      // probe: no finer view here, and a click says how to get it
+      if (asked[1] === "probe" && ex.view().L.b > 1) ex.fire("click", rc);
     } else probe.textContent = "no such pair";
     probe.dataset.block = ex.view().L.b;
     probe.dataset.level = ex.view().d;
