@@ -1006,7 +1006,7 @@ def report(
     failed = report_figures(run, collector, top=top, warn=console.warn, verbose=console.verbose)
     summary["figures"] = [f.to_dict() for f in collector.figures]
     summary["figure_errors"] = failed
-    out.text(render_report(summary, collector.figures), "", "html")
+    out.text(render_report(summary, collector.figures, collector.matrices), "", "html")
     out.json(summary, "")
     console.wrote((files.written if files is not None else []) + out.written)
     _report_to_console(summary, console)

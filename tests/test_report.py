@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -215,8 +216,11 @@ def test_cli_stdout_stderr_quiet(ig: dict[str, Any], histo: dict[str, Any]) -> N
 def test_html_sections_images_numbers(ig: dict[str, Any]) -> None:
     page = parse(ig["html"])
     assert set(page.sections) >= SECTIONS | {"timeline", "aggregation"}
-    # nothing to fetch: no link, one inline script (the lightbox), no src but data: images
-    assert "link" not in page.tags and page.tags.count("script") == 1
+    # nothing to fetch: no link, inline scripts only (the lightbox, the matrix explorer
+    # and its data), no src but data: images
+    assert "link" not in page.tags and page.tags.count("script") == 3
+    assert ig["html"].count('<script type="application/json" class="apm-data">') == 1
+    assert 'class="apm"' in ig["html"] and "Explore the matrix" in page.all_text
     assert "<script src" not in ig["html"] and 'src="http' not in ig["html"]
     assert "http://" not in ig["html"] and "https://" not in ig["html"]
     figures = ig["json"]["figures"]
@@ -376,6 +380,30 @@ def test_chromium_renders_the_page(ig: dict[str, Any], tmp_path: Path) -> None:
         shutil.rmtree(profile, ignore_errors=True)
     import matplotlib.image as mpimg
 
+    # a click on a figure enlarges it: the lightbox shows that figure
+    profile = tempfile.mkdtemp(prefix="chromium-")
+    try:
+        dom = subprocess.run(
+            [
+                "chromium",
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                f"--user-data-dir={profile}",
+                "--dump-dom",
+                (ig["out"] / "report.html").as_uri() + "#enlarge",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    box = re.search(r'<div id="lightbox"([^>]*)><img src="([^"]+)"', dom)
+    assert box is not None and "hidden" not in box.group(1)
+    assert box.group(2) == parse(ig["html"]).images[0]["src"]
     pixels = mpimg.imread(shot)
     assert pixels.shape[:2] == (2400, 1280)
     # the dark header band on top, the page below, and the embedded heatmap's colours

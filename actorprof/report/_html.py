@@ -209,5 +209,31 @@ details { margin: 8px 0; } summary { cursor: pointer; color: var(--info); }
   color: var(--muted); background: #fafbfc; }
 .error-box { border: 1px solid #fecaca; background: var(--err-bg); color: var(--err);
   border-radius: 6px; padding: 10px 14px; }
+.apm { margin: 6px 0 10px; }
+.apm-bar { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 14px; font-size: 14px;
+  margin-bottom: 6px; }
+.apm-bar label { margin-left: auto; }
+.apm-crumbs a { color: var(--info); }
+.apm-stage { position: relative; display: grid; grid-template-columns: max-content minmax(0, 640px);
+  justify-content: start;
+  font-size: 12px; color: var(--muted); }
+.apm-x { display: flex; justify-content: space-between; padding: 0 2px; }
+.apm-y { display: flex; flex-direction: column; justify-content: space-between;
+  align-items: flex-end; padding: 2px 4px 2px 0; }
+.apm-yl { writing-mode: vertical-rl; }
+.apm-canvas { display: block; width: 100%; height: auto; image-rendering: pixelated;
+  border: 1px solid var(--line); cursor: crosshair; }
+.apm-tip { position: absolute; z-index: 2; width: max-content; max-width: 420px;
+  pointer-events: none; background: #1f2a3a; color: #fff; font-size: 13px; padding: 6px 9px;
+  border-radius: 6px; box-shadow: 0 2px 8px rgba(0, 0, 0, .25); }
+.apm-tip[hidden] { display: none; }
+.apm-legend { font-size: 13px; color: var(--muted); margin-top: 4px; }
+.apm-ramp { display: inline-block; width: 160px; height: 10px; margin: 0 6px;
+  vertical-align: middle; background: linear-gradient(90deg, #440154, #3a528b, #20908c,
+  #5ec961, #fde724); }
+.apm-hover { min-height: 1.5em; margin: 4px 0; }
+.apm-note:empty { display: none; }
+.apm-note { border: 1px solid #fde68a; background: var(--warn-bg); border-radius: 6px;
+  padding: 8px 12px; font-size: 14px; }
 footer { color: var(--muted); font-size: 12px; margin-top: 24px; }
 """

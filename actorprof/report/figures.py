@@ -8,16 +8,38 @@ import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..analyze.pyramid import matrix_pyramid
 from ..kinds.aggregation import write_aggregation
 from ..kinds.logical import write_logical
 from ..kinds.overall import write_overall
 from ..kinds.papi import write_papi
 from ..kinds.physical import write_physical
 from ..kinds.timeline import write_timeline_figure
+from ._matrix import MatrixExplorer
 
 if TYPE_CHECKING:
+    from ..kinds.logical import LogicalView
     from .html import FigureCollector
     from .run import RunReport
+
+#: Bytes of matrix data a page may embed, over all its logical phases (the
+#: page's text is 4/3 of it, base64): a 65,536-PE report stays under 25 MB.
+MATRIX_PAGE_BYTES = 12_000_000
+
+
+def _pes_per_node(view: LogicalView) -> int | None:
+    """The node size when every node has as many PEs (as the heatmap pools)."""
+    node = view.matrices.pe_node
+    sizes = node[node >= 0].value_counts()
+    return int(sizes.iloc[0]) if len(sizes) and sizes.nunique() == 1 else None
+
+
+def matrix_explorer(view: LogicalView, *, budget_bytes: int) -> MatrixExplorer:
+    """The interactive matrix of one logical view, its finer levels within ``budget_bytes``."""
+    pyramid = matrix_pyramid(
+        view.pairs, view.num_pes, pes_per_node=_pes_per_node(view), max_bytes=budget_bytes
+    )
+    return MatrixExplorer(pyramid, view.path, budget_bytes)
 
 
 def report_figures(
@@ -80,6 +102,9 @@ def report_figures(
                 functools.partial(write_aggregation, run.aggregation, out, log_scale=None),
             )
         )
+    budget = MATRIX_PAGE_BYTES // max(1, len(run.logical))
+    for name, view in run.logical.items():
+        jobs.append(("logical", name, functools.partial(_explore, view, out, name, budget)))
     failed: dict[str, str] = {}
     for section, scope, draw in jobs:
         out.section, out.scope = section, scope
@@ -92,3 +117,7 @@ def report_figures(
             failed[key] = f"{type(exc).__name__}: {exc}"
             warn(f"{key}: figure not drawn ({failed[key]}); rerun with -v and report it")
     return failed
+
+
+def _explore(view: LogicalView, out: FigureCollector, name: str, budget: int) -> None:
+    out.matrices[name] = matrix_explorer(view, budget_bytes=budget)

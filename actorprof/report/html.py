@@ -33,6 +33,7 @@ from ._html import (
     seconds,
     table,
 )
+from ._matrix import EXPLORER_JS, MatrixExplorer
 from .run import UNNAMED
 
 if TYPE_CHECKING:
@@ -130,6 +131,8 @@ class FigureCollector:
     scope: str | None = None
     figures: list[EmbeddedFigure] = field(default_factory=list)
     files: FigureFiles | None = None
+    #: the interactive matrix of each logical phase (by phase name)
+    matrices: dict[str, MatrixExplorer] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.fmt not in EMBED_FORMATS:
@@ -236,13 +239,19 @@ _SECTION_TITLES = {
 }
 
 
-def render_report(summary: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
-    """The report page: ``summary`` is :meth:`RunReport.summary`, figures from the collector."""
+def render_report(
+    summary: Mapping[str, Any],
+    figures: Sequence[EmbeddedFigure],
+    matrices: Mapping[str, MatrixExplorer] | None = None,
+) -> str:
+    """The report page: ``summary`` is :meth:`RunReport.summary`, figures from the
+    collector, and the interactive matrix of each logical phase (``matrices``)."""
     read = set(summary["kinds_read"])
+    explorers = matrices or {}
     parts = [
         _glance(summary),
         _findings(summary),
-        _logical(summary, figures) if "logical" in read else _absent(summary, "logical"),
+        _logical(summary, figures, explorers) if "logical" in read else _absent(summary, "logical"),
     ]
     if summary.get("timeline"):
         parts.append(_timeline(summary, figures))
@@ -281,12 +290,13 @@ def render_report(summary: Mapping[str, Any], figures: Sequence[EmbeddedFigure])
         + esc(__version__)
         + ". This page is self-contained: figures are embedded, nothing is fetched. "
         "Every number is in report.json next to it.</footer>"
-        f"</main>{LIGHTBOX}</body></html>\n"
+        f"</main>{LIGHTBOX}{EXPLORER_JS if explorers else ''}</body></html>\n"
     )
 
 
 #: Click a figure: it opens at full size (scroll to pan) over the page; click
 #: or Escape closes it. Inline and offline, like everything on the page.
+#: ``report.html#enlarge`` opens the first figure (what the browser test checks).
 LIGHTBOX = (
     '<div id="lightbox" hidden title="click or Esc to close"></div>'
     "<script>(function () {"
@@ -299,6 +309,9 @@ LIGHTBOX = (
     "big.src = img.src; big.alt = img.alt; box.hidden = false; box.scrollTo(0, 0); }); });"
     "box.addEventListener('click', close);"
     "document.addEventListener('keydown', function (e) { if (e.key === 'Escape') close(); });"
+    # test hook: report.html#enlarge clicks the first figure
+    "var first = document.querySelector('figure img');"
+    "if (first && /[#&]enlarge/.test(location.hash)) first.click();"
     "})();</script>"
 )
 
@@ -433,7 +446,11 @@ def _phase_heading(name: str, several: bool) -> str:
     return f"<h3>Phase {esc(name)}</h3>" if several else ""
 
 
-def _logical(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
+def _logical(
+    s: Mapping[str, Any],
+    figures: Sequence[EmbeddedFigure],
+    explorers: Mapping[str, MatrixExplorer],
+) -> str:
     phases = s["logical"]["phases"]
     several = len(phases) > 1
     body = []
@@ -448,6 +465,9 @@ def _logical(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
             f"({pct(t['self_send_share'])}); sends over {exact_seconds(t['duration_s'])}.</p>"
         )
         body.append(_figs(figures, "logical", name))
+        if name in explorers:
+            body.append("<h3>Explore the matrix</h3>")
+            body.append(explorers[name].html(f"matrix-{len(body)}"))
         counts = p["imbalance"]["count"]
         body.append("<h3>Load imbalance</h3>")
         body.append(
