@@ -13,10 +13,10 @@ while the others are still analysed. No plotting, no files.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
