@@ -974,6 +974,53 @@ def test_missing_path_is_clicks_usage_error_without_traceback(tmp_path: Path) ->
     assert code == 2 and "does not exist" in err and "Traceback" not in err
 
 
+# --- names that are not UTF-8 -------------------------------------------------------
+
+
+@pytest.mark.usefixtures("fast_figures")
+def test_phase_names_that_are_not_utf8(tmp_path: Path) -> None:
+    """``PE0_ph<ff><fe>_send.csv``: the phase is read as ``ph\\xff\\xfe`` and every
+    command works with it (figure titles, JSON, the report's HTML crashed)."""
+    run = tmp_path / "run"
+    run.mkdir()
+    for pe in range(2):
+        for phase in (b"ph\xff\xfe", b"bfs"):
+            name = os.fsdecode(b"PE%d_%s_send.csv" % (pe, phase))
+            (run / name).write_bytes(
+                b"0, %d, 0, %d, 16, 1700000000.000001\n0, %d, 0, 0, 8, 1700000000.000002\n"
+                % (pe, 1 - pe, pe)
+            )
+        (run / os.fsdecode(b"PE%d_ph\xff_PAPI.csv" % pe)).write_bytes(
+            b"0, %d, 0, %d, 8, 0, 0, 5, 3, 1700000000.000001\n"
+            b"0, %d, 0, %d, 0, -1, 1, 50, 30, 1700000000.000002\n" % (1 - pe, pe, pe, pe)
+        )
+    escaped = "ph\\xff\\xfe"
+    runs = [
+        (["logical", str(run), "--no-cache", "--phase", os.fsdecode(b"ph\xff\xfe")], "phase"),
+        (["logical", str(run), "--no-cache", "--phase", escaped], "phase"),
+        (["timeline", str(run)], "phases"),
+        (["papi", str(run)], "phase"),
+        (["report", str(run), "--no-cache", "-j", "1"], None),
+    ]
+    for args, key in runs:
+        out = tmp_path / f"out_{len(list(tmp_path.iterdir()))}"
+        code, stdout, err = invoke(args, out)
+        assert code == 0, err
+        assert_clean(err)
+        for written in map(Path, stdout.splitlines()):
+            written.read_bytes().decode("utf-8")  # valid UTF-8, whatever the names
+        summary = json.loads(next(p for p in out.glob("*.json")).read_text())
+        if key == "phase":
+            assert summary["phase"] in (escaped, "ph\\xff")
+        elif key == "phases":
+            assert escaped in [p["name"] for p in summary["phases"]]
+        else:
+            assert set(summary["logical"]["phases"]) == {"bfs", escaped}
+            assert set(summary["papi"]["phases"]) == {"ph\\xff"}
+    code, _, err = invoke(["logical", str(run), "--no-cache"], tmp_path / "o")
+    assert code == 2 and f"bfs (2 PE files), {escaped} (2 PE files)" in err
+
+
 # --- unreadable files and folders ----------------------------------------------------
 
 

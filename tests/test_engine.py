@@ -237,6 +237,43 @@ def _swap_arrays(entry: bytes) -> bytes:
     return out.getvalue()
 
 
+def _with_value(entry: bytes, name: str, index: tuple[int, ...], value: float) -> bytes:
+    """The entry with one value of array ``name`` changed: key, names and shapes intact."""
+    import io
+
+    with np.load(io.BytesIO(entry)) as npz:
+        arrays = {k: npz[k].copy() for k in npz.files}
+    arrays[name][index] = value
+    out = io.BytesIO()
+    np.savez(out, **arrays)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "index", "value"),
+    [
+        ("src", (1,), 10**12),  # was an IndexError ("internal error")
+        ("dst", (0,), -5),  # was "out of memory"
+        ("pe", (0,), 2**40),  # was read silently
+        ("counts", (0,), 2**62),  # was an internal error in the imbalance
+        ("nbytes", (0,), -7),  # was read silently: wrong byte totals
+        ("times", (0, 0), np.inf),
+    ],
+)
+def test_cache_entry_with_damaged_values_is_recomputed(
+    tmp_path: Path, data: Path, name: str, index: tuple[int, ...], value: float
+) -> None:
+    trace = data / "logical_small"
+    way = Engine(cache=True, cache_dir=tmp_path / "cache")
+    ref = plain(trace)
+    engine(trace, way)
+    (entry,) = list((tmp_path / "cache").rglob("*.npz"))
+    entry.write_bytes(_with_value(entry.read_bytes(), name, index, value))
+    got = engine(trace, way)
+    assert_same(ref, got, notes=False)
+    assert any("cache entry" in n and "damaged (ValueError" in n for n in got[1].notes)
+
+
 def test_cached_trace_checked_against_num_pes(tmp_path: Path, data: Path) -> None:
     way = Engine(cache=True, cache_dir=tmp_path / "cache")
     engine(data / "logical_small", way)
@@ -309,7 +346,7 @@ def test_a_wrong_scheduler_address_is_a_usage_error_in_bounded_time(
     assert said in result.stderr and address in result.stderr
     assert "port 8787 is its dashboard" in result.stderr
     assert "Traceback" not in result.stderr and result.stdout == ""
-    with pytest.raises(UsageError, match="gave no Dask answer within 0.5 s"):
+    with pytest.raises(UsageError, match=r"gave no Dask answer within 0\.5 s"):
         reduce_logical(
             folder,
             report=ReadReport(kind="logical"),

@@ -385,6 +385,7 @@ def _run_dask(
             "--scheduler needs dask.distributed: pip install 'actorprof[dask]'"
         ) from exc
     own = isinstance(scheduler, str)
+    client: Any
     if own:
         seconds = _scheduler_timeout(timeout)
         _probe_scheduler(scheduler, seconds)
@@ -441,8 +442,8 @@ def _probe_scheduler(address: str, timeout: float) -> None:
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
-    from distributed.comm import connect
     from distributed.comm.addressing import parse_address
+    from distributed.comm.core import connect
 
     try:
         parse_address(address)
@@ -452,7 +453,7 @@ def _probe_scheduler(address: str, timeout: float) -> None:
         ) from exc
 
     async def identity() -> Any:
-        comm = await connect(address, timeout=timeout)
+        comm = await connect(address, timeout=timeout)  # type: ignore[no-untyped-call,unused-ignore]
         try:
             await comm.write({"op": "identity", "reply": True})
             return await comm.read()

@@ -203,10 +203,6 @@ class NamedOutputWriter(OutputWriter):
     def path(self, name: str, ext: str) -> Path:
         return self.directory / (f"{self.kind}.{ext}" if not name else f"{self.kind}_{name}.{ext}")
 
-    def text(self, text: str, name: str, ext: str) -> Path:
-        """Write a text file (UTF-8), atomically."""
-        return self._atomic(self.path(name, ext), lambda handle: handle.write(text.encode()))
-
 
 # --------------------------------------------------------------------------- page
 
