@@ -503,6 +503,30 @@ ROWS: list[Row] = [
         },
     ),
     Row(
+        "papi-papi_no_main",
+        argv("papi", "papi_no_main"),
+        0,
+        [
+            "papi_no_main/PE1_PAPI.csv: no MAIN line (mailbox -1); the MAIN region of PE 1 is "
+            "unknown",
+            "sends issued: unknown from MAIN, 1 from handlers",
+            "MAIN UNKNOWN on 1 of 2 PEs (PE 1): no MAIN line; MAIN values left empty, not 0",
+            "PAPI_TOT_INS: PROC 460 (115.0 per message); MAIN and total unknown",
+        ],
+        {"PE0_PAPI.csv": (3, 0, {}), "PE1_PAPI.csv": (2, 0, {CUT: 1})},
+    ),
+    Row(
+        "report-papi_no_main",
+        argv("report", "papi_no_main"),
+        0,
+        [
+            "[warning] the PAPI trace has no MAIN line on 1 of 2 PEs (PE 1)",
+            "The logical trace sent 5 messages; the PAPI trace handled 4 (80.0 %): 1 "
+            "message(s) left no PAPI line",
+        ],
+        absent=["messages handled are balanced", "stragglers in messages handled"],
+    ),
+    Row(
         "papi-papi_flipped_byte",
         argv("papi", "papi_flipped_byte"),
         0,

@@ -508,6 +508,8 @@ def _papi(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
         )
         if p["counters_note"]:
             body.append(f'<p class="error-box">{esc(p["counters_note"])}</p>')
+        if p.get("main_unknown_note"):
+            body.append(f'<p class="error-box">{esc(p["main_unknown_note"])}</p>')
         body.append(_figs(figures, "papi", name))
         rows = [
             [c, num(v["main"]), num(v["proc"]), num(v["total"]), num(v["per_message"], 1)]
