@@ -5,7 +5,7 @@ from __future__ import annotations
 from os import PathLike
 from pathlib import Path
 
-__all__ = ["format_ranges", "run_name"]
+__all__ = ["format_ranges", "printable_name", "run_name"]
 
 
 def format_ranges(values: list[int]) -> str:
@@ -25,6 +25,29 @@ def format_ranges(values: list[int]) -> str:
     return ", ".join(parts)
 
 
+def printable_name(text: str) -> str:
+    """A file or phase name with its bytes that are not UTF-8 written as ``\\xNN``.
+
+    Python decodes such bytes of a file name (or a command-line argument) to
+    lone surrogates, which no UTF-8 output (a figure title, JSON, HTML) can
+    hold. ``PE0_ph<0xff>_send.csv`` has the phase ``ph\\xff``: a plain
+    string that is shown, written and chosen with ``--phase`` like any
+    other. Names that are valid UTF-8 are returned unchanged.
+
+    Examples
+    --------
+    >>> printable_name("bfs"), printable_name("ph\\udcff")
+    ('bfs', 'ph\\\\xff')
+    """
+    if text.isascii():
+        return text
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that did not come from a byte
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
+
+
 def run_name(path: str | PathLike[str]) -> str:
     """Short name of the run a trace comes from, for figure titles.
 
@@ -34,4 +57,5 @@ def run_name(path: str | PathLike[str]) -> str:
     folder = Path(path).resolve()
     if folder.is_file() or folder.suffix in (".csv", ".txt"):
         folder = folder.parent
-    return "/".join(folder.parts[-2:]) if len(folder.parts) > 2 else str(folder)
+    name = "/".join(folder.parts[-2:]) if len(folder.parts) > 2 else str(folder)
+    return printable_name(name)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from ._text import printable_name
 from .errors import ActorProfError
 
 if TYPE_CHECKING:
@@ -154,13 +155,17 @@ class OutputWriter:
         """Write a frame as CSV (index written as the first column by default)."""
         return self._atomic(
             self.path(name, "csv"),
-            lambda handle: handle.write(frame.to_csv(index=index, lineterminator="\n").encode()),
+            lambda handle: handle.write(utf8(frame.to_csv(index=index, lineterminator="\n"))),
         )
 
     def json(self, data: Any, name: str) -> Path:
         """Write JSON (numpy scalars and NaN handled: NaN becomes null)."""
         text = dumps_json(to_jsonable(data)) + "\n"
         return self._atomic(self.path(name, "json"), lambda handle: handle.write(text.encode()))
+
+    def text(self, text: str, name: str, ext: str) -> Path:
+        """Write a text file (UTF-8), atomically."""
+        return self._atomic(self.path(name, ext), lambda handle: handle.write(utf8(text)))
 
     def _atomic(self, target: Path, write: Callable[[Any], Any]) -> Path:
         """Write to a temporary file beside ``target``, then rename it over ``target``.
@@ -229,6 +234,15 @@ def dumps_json(data: Any, *, _level: int = 0) -> str:
 
 
 _PLAIN = frozenset({int, str, bool})
+
+
+def utf8(text: str) -> bytes:
+    """``text`` in UTF-8, with bytes of file names that were not UTF-8 as ``\\xNN``.
+
+    A path holding such bytes reaches the outputs as lone surrogates
+    (:func:`actorprof._text.printable_name`); plain ``encode()`` fails on them.
+    """
+    return printable_name(text).encode("utf-8")
 
 
 def to_jsonable(data: Any) -> Any:

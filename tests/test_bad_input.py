@@ -521,12 +521,39 @@ ROWS: list[Row] = [
             "papi_number_forms/PE0_PAPI.csv:3: not a number in num_sends: "
             "'0, 0, 0, 0, 0, -1, 1e9, 1000, 400, 1700000001.000009'",
             "papi_number_forms/PE0_PAPI.csv: no MAIN line (mailbox -1)",
-            "sends issued: 5 from MAIN",
+            # PE 0's MAIN line is lost: unknown (PE 1's 5 alone would be wrong), never 10^9
+            "sends issued: unknown from MAIN",
+            "MAIN UNKNOWN on 1 of 2 PEs (PE 0)",
         ],
         {
             "PE0_PAPI.csv": (2, 0, {"not a number in num_sends": 1}),
             "PE1_PAPI.csv": (3, 0, {}),
         },
+        absent=["1,000,000,00"],
+    ),
+    Row(
+        "papi-papi_no_main",
+        argv("papi", "papi_no_main"),
+        0,
+        [
+            "papi_no_main/PE1_PAPI.csv: no MAIN line (mailbox -1); the MAIN region of PE 1 is "
+            "unknown",
+            "sends issued: unknown from MAIN, 1 from handlers",
+            "MAIN UNKNOWN on 1 of 2 PEs (PE 1): no MAIN line; MAIN values left empty, not 0",
+            "PAPI_TOT_INS: PROC 460 (115.0 per message); MAIN and total unknown",
+        ],
+        {"PE0_PAPI.csv": (3, 0, {}), "PE1_PAPI.csv": (2, 0, {CUT: 1})},
+    ),
+    Row(
+        "report-papi_no_main",
+        argv("report", "papi_no_main"),
+        0,
+        [
+            "[warning] the PAPI trace has no MAIN line on 1 of 2 PEs (PE 1)",
+            "The logical trace sent 5 messages; the PAPI trace handled 4 (80.0 %): 1 "
+            "message(s) left no PAPI line",
+        ],
+        absent=["messages handled are balanced", "stragglers in messages handled"],
     ),
     Row(
         "papi-papi_flipped_byte",
@@ -998,6 +1025,53 @@ def test_verbose_shows_the_traceback_of_our_errors(row: Row, tmp_path: Path) -> 
 def test_missing_path_is_clicks_usage_error_without_traceback(tmp_path: Path) -> None:
     code, _, err = invoke([*argv("logical", "no_such_case"), "-v"], tmp_path)
     assert code == 2 and "does not exist" in err and "Traceback" not in err
+
+
+# --- names that are not UTF-8 -------------------------------------------------------
+
+
+@pytest.mark.usefixtures("fast_figures")
+def test_phase_names_that_are_not_utf8(tmp_path: Path) -> None:
+    """``PE0_ph<ff><fe>_send.csv``: the phase is read as ``ph\\xff\\xfe`` and every
+    command works with it (figure titles, JSON, the report's HTML crashed)."""
+    run = tmp_path / "run"
+    run.mkdir()
+    for pe in range(2):
+        for phase in (b"ph\xff\xfe", b"bfs"):
+            name = os.fsdecode(b"PE%d_%s_send.csv" % (pe, phase))
+            (run / name).write_bytes(
+                b"0, %d, 0, %d, 16, 1700000000.000001\n0, %d, 0, 0, 8, 1700000000.000002\n"
+                % (pe, 1 - pe, pe)
+            )
+        (run / os.fsdecode(b"PE%d_ph\xff_PAPI.csv" % pe)).write_bytes(
+            b"0, %d, 0, %d, 8, 0, 0, 5, 3, 1700000000.000001\n"
+            b"0, %d, 0, %d, 0, -1, 1, 50, 30, 1700000000.000002\n" % (1 - pe, pe, pe, pe)
+        )
+    escaped = "ph\\xff\\xfe"
+    runs = [
+        (["logical", str(run), "--no-cache", "--phase", os.fsdecode(b"ph\xff\xfe")], "phase"),
+        (["logical", str(run), "--no-cache", "--phase", escaped], "phase"),
+        (["timeline", str(run)], "phases"),
+        (["papi", str(run)], "phase"),
+        (["report", str(run), "--no-cache", "-j", "1"], None),
+    ]
+    for args, key in runs:
+        out = tmp_path / f"out_{len(list(tmp_path.iterdir()))}"
+        code, stdout, err = invoke(args, out)
+        assert code == 0, err
+        assert_clean(err)
+        for written in map(Path, stdout.splitlines()):
+            written.read_bytes().decode("utf-8")  # valid UTF-8, whatever the names
+        summary = json.loads(next(p for p in out.glob("*.json")).read_text())
+        if key == "phase":
+            assert summary["phase"] in (escaped, "ph\\xff")
+        elif key == "phases":
+            assert escaped in [p["name"] for p in summary["phases"]]
+        else:
+            assert set(summary["logical"]["phases"]) == {"bfs", escaped}
+            assert set(summary["papi"]["phases"]) == {"ph\\xff"}
+    code, _, err = invoke(["logical", str(run), "--no-cache"], tmp_path / "o")
+    assert code == 2 and f"bfs (2 PE files), {escaped} (2 PE files)" in err
 
 
 # --- unreadable files and folders ----------------------------------------------------

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from actorprof import ReadReport, TraceFormatError, iter_logical
+from actorprof import ReadReport, TraceFormatError, UsageError, iter_logical
 from actorprof.analyze.matrix import CommAccumulator, CommMatrices
 from actorprof.cli import main
 from actorprof.engine import Engine, reduce_logical
@@ -237,6 +237,43 @@ def _swap_arrays(entry: bytes) -> bytes:
     return out.getvalue()
 
 
+def _with_value(entry: bytes, name: str, index: tuple[int, ...], value: float) -> bytes:
+    """The entry with one value of array ``name`` changed: key, names and shapes intact."""
+    import io
+
+    with np.load(io.BytesIO(entry)) as npz:
+        arrays = {k: npz[k].copy() for k in npz.files}
+    arrays[name][index] = value
+    out = io.BytesIO()
+    np.savez(out, **arrays)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "index", "value"),
+    [
+        ("src", (1,), 10**12),  # was an IndexError ("internal error")
+        ("dst", (0,), -5),  # was "out of memory"
+        ("pe", (0,), 2**40),  # was read silently
+        ("counts", (0,), 2**62),  # was an internal error in the imbalance
+        ("nbytes", (0,), -7),  # was read silently: wrong byte totals
+        ("times", (0, 0), np.inf),
+    ],
+)
+def test_cache_entry_with_damaged_values_is_recomputed(
+    tmp_path: Path, data: Path, name: str, index: tuple[int, ...], value: float
+) -> None:
+    trace = data / "logical_small"
+    way = Engine(cache=True, cache_dir=tmp_path / "cache")
+    ref = plain(trace)
+    engine(trace, way)
+    (entry,) = list((tmp_path / "cache").rglob("*.npz"))
+    entry.write_bytes(_with_value(entry.read_bytes(), name, index, value))
+    got = engine(trace, way)
+    assert_same(ref, got, notes=False)
+    assert any("cache entry" in n and "damaged (ValueError" in n for n in got[1].notes)
+
+
 def test_cached_trace_checked_against_num_pes(tmp_path: Path, data: Path) -> None:
     way = Engine(cache=True, cache_dir=tmp_path / "cache")
     engine(data / "logical_small", way)
@@ -261,6 +298,80 @@ def test_dask_local_cluster_identical(tmp_path: Path, data: Path) -> None:
         assert_same(plain(data / "logical_bad"), engine(data / "logical_bad", way))
         view = logical_view(data / "logical_small", scheduler=address)
         assert view.summary()["totals"]["messages"] == 10
+
+
+@pytest.fixture
+def http_port() -> Any:
+    """A local HTTP server (what a Dask dashboard is) on a free port."""
+    import http.server
+    import threading
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(
+    ("address", "said"),
+    [
+        ("http", "gave no Dask answer within 1 s"),
+        ("garbage!!::", "is not a Dask address"),
+        ("http://localhost:8787", "is not a Dask address (unknown address scheme 'http'"),
+    ],
+)
+def test_a_wrong_scheduler_address_is_a_usage_error_in_bounded_time(
+    address: str, said: str, http_port: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dashboard's HTTP port, or garbage, given as --scheduler: exit 2 within the
+    time limit (it hung for minutes, or printed a traceback a minute later)."""
+    import time
+
+    pytest.importorskip("distributed")
+    if address == "http":
+        address = f"tcp://127.0.0.1:{http_port}"
+    monkeypatch.setenv("ACTORPROF_SCHEDULER_TIMEOUT", "1")
+    folder = noisy_trace(tmp_path / "run")
+    start = time.monotonic()
+    result = CliRunner().invoke(
+        main,
+        ["logical", str(folder), "--no-cache", "--scheduler", address, "-o", str(tmp_path / "o")],
+    )
+    assert time.monotonic() - start < 8
+    assert result.exit_code == 2, result.output
+    assert said in result.stderr and address in result.stderr
+    assert "port 8787 is its dashboard" in result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    with pytest.raises(UsageError, match=r"gave no Dask answer within 0\.5 s"):
+        reduce_logical(
+            folder,
+            report=ReadReport(kind="logical"),
+            engine=Engine(scheduler=f"tcp://127.0.0.1:{http_port}", scheduler_timeout=0.5),
+        )
+
+
+def test_a_bad_scheduler_timeout_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("distributed")
+    monkeypatch.setenv("ACTORPROF_SCHEDULER_TIMEOUT", "soon")
+    result = CliRunner().invoke(
+        main,
+        [
+            "logical",
+            str(noisy_trace(tmp_path / "run")),
+            "--no-cache",
+            "--scheduler",
+            "tcp://127.0.0.1:1",
+            "-o",
+            str(tmp_path / "o"),
+        ],
+    )
+    assert result.exit_code == 2 and "ACTORPROF_SCHEDULER_TIMEOUT='soon'" in result.stderr
 
 
 def test_progress_reports_bytes_and_files(tmp_path: Path) -> None:

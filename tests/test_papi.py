@@ -247,11 +247,17 @@ def test_papi_breakdown_exact() -> None:
     }
     for column, values in expected.items():
         assert table[column].tolist() == values, column
-        assert table[column].dtype == np.int64
+        # the columns that need the MAIN line hold <NA> where it is missing
+        needs_main = column == "main_sends" or column.endswith(("_main", "_total"))
+        assert table[column].dtype == (pd.Int64Dtype() if needs_main else np.int64), column
     np.testing.assert_allclose(table["PAPI_TOT_INS_per_message"], [550 / 3, 210.0, 500.0])
     np.testing.assert_allclose(table["PAPI_LST_INS_per_message"], [190 / 3, 75.0, 200.0])
     wide = papi_breakdown(REGIONS, num_pes=4)
     assert wide.loc[3, "main_lines"] == 0 and np.isnan(wide.loc[3, "PAPI_TOT_INS_per_message"])
+    # PE 3 has no MAIN line: its MAIN is unknown, not 0
+    assert wide.loc[3, "PAPI_TOT_INS_proc"] == 0 and wide.loc[3, "messages"] == 0
+    for column in ("main_sends", "PAPI_TOT_INS_main", "PAPI_TOT_INS_total"):
+        assert wide[column].isna().tolist() == [False, False, False, True], column
     with pytest.raises(ValueError, match="num_pes is 2"):
         papi_breakdown(REGIONS, num_pes=2)
     assert zero_counters(table) == []
@@ -465,3 +471,95 @@ def test_cli_errors(tmp_path: Path) -> None:
     assert code == 1 and "no trace file found" in err and "Traceback" not in err
     code, _, err = run("papi", str(SMALL), "--num-pes", "2", "-o", str(tmp_path))
     assert code == 1 and "--num-pes is 2" in err
+
+
+# --- a crashed run: PEs without MAIN line ---------------------------------------
+
+
+def _crashed_run(folder: Path) -> Path:
+    """8 PEs handling 2 messages each; only PE 0 reached done(0) (its MAIN line)."""
+    folder.mkdir()
+    for pe in range(8):
+        lines = [
+            f"0, {(pe + 1) % 8}, 0, {pe}, 8, 0, 0, 100, 40, 1700000001.00000{k}\n" for k in (1, 2)
+        ]
+        if pe == 0:
+            lines.insert(1, "0, 0, 0, 0, 0, -1, 50, 5000, 2000, 1700000001.000005\n")
+        (folder / f"PE{pe}_PAPI.csv").write_text("".join(lines))
+    return folder
+
+
+def test_unknown_main_stays_unknown(tmp_path: Path) -> None:
+    """Missing MAIN lines are empty, never 0: not in the totals, the CSV or the imbalance
+    (counted as 0, PE 0, the only complete PE, was a 'straggler' of every counter)."""
+    view = papi_view(_crashed_run(tmp_path / "run"), report=ReadReport())
+    assert view.main_unknown == list(range(1, 8))
+    s = view.summary()
+    t = s["totals"]
+    assert (t["messages"], t["main_lines"], t["main_sends"], t["sends"]) == (16, 1, None, None)
+    assert t["counters"]["PAPI_TOT_INS"] == {
+        "main": None,
+        "proc": 1600,
+        "total": None,
+        "per_message": 100.0,
+        "all_zero": False,
+    }
+    assert s["main_unknown_pes"] == list(range(1, 8))
+    assert "MAIN region unknown on 7 of 8 PEs (PE 1-7)" in s["main_unknown_note"]
+    for metric in ("PAPI_TOT_INS", "PAPI_LST_INS", "sends"):
+        m = s["imbalance"][metric]
+        assert m["n"] == 1 and m["stragglers"] == [], metric  # the known PE only
+    assert s["imbalance"]["messages"]["n"] == 8
+    json.dumps(s)
+    assert any("MAIN UNKNOWN on 7 of 8 PEs (PE 1-7)" in line for line in view.summary_lines())
+
+
+def test_unknown_main_in_the_files_and_the_figure(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["papi", str(_crashed_run(tmp_path / "run")), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = (out / "papi_pes.csv").read_text().splitlines()
+    header = rows[0].split(",")
+    pe1 = dict(zip(header, rows[2].split(","), strict=True))
+    assert (pe1["main_sends"], pe1["PAPI_TOT_INS_main"], pe1["PAPI_TOT_INS_total"]) == ("", "", "")
+    assert pe1["PAPI_TOT_INS_proc"] == "200" and pe1["main_lines"] == "0"
+    pe0 = dict(zip(header, rows[1].split(","), strict=True))
+    assert (pe0["main_sends"], pe0["PAPI_TOT_INS_total"]) == ("50", "5200")
+    # the figure: MAIN not drawn for PEs 1-7, said in the Axes and the title
+    seg = papi_segments(
+        papi_regions(iter_papi(tmp_path / "run", report=ReadReport())), "PAPI_TOT_INS", num_pes=8
+    )
+    assert seg["MAIN"].isna().tolist() == [False] + [True] * 7
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    plot_papi_bars(seg, ax=ax)
+    texts = [t.get_text() for t in ax.texts]
+    assert "MAIN unknown on 7 PE(s): not drawn" in texts
+    assert texts.count(">=200") == 7 and "5,200" in texts
+    assert [b.get_height() for b in ax.containers[0]] == [5000.0] + [0.0] * 7
+    plt.close(fig)
+
+
+def test_report_states_the_loss_and_judges_no_balance(tmp_path: Path) -> None:
+    from actorprof.report.findings import report_findings
+
+    papi = {
+        "num_pes": 4,
+        "main_unknown_pes": [1, 2, 3],
+        "totals": {"messages": 12472},
+        "imbalance": {
+            "messages": {"max_over_mean": 3.0, "max": 9, "mean": 3, "max_pe": 0, "stragglers": [0]}
+        },
+    }
+    logical = {"imbalance": {"count": {"sent": {}, "received": {}}}, "totals": {"messages": 22547}}
+    found = report_findings({"papi": {"phases": {"": papi}}, "logical": {"phases": {"": logical}}})
+    papi_found = [f for f in found if f.kind == "papi"]
+    assert [f.rule for f in papi_found] == ["papi_main_unknown"]  # no hot PE, no straggler
+    assert "PE 1-3" in papi_found[0].text
+    assert (
+        "The logical trace sent 22,547 messages; the PAPI trace handled 12,472 (55.3 %): "
+        "10,075 message(s) left no PAPI line" in papi_found[0].text
+    )
+    alone = report_findings({"papi": {"phases": {"": papi}}})
+    assert "logical trace" not in alone[0].text

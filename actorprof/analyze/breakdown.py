@@ -44,6 +44,7 @@ __all__ = [
     "TIME_CHECKS",
     "PopEfficiencies",
     "counter_names",
+    "main_unknown",
     "papi_breakdown",
     "papi_regions",
     "papi_segments",
@@ -175,7 +176,11 @@ def papi_breakdown(regions: pd.DataFrame, *, num_pes: int | None = None) -> pd.D
         ``proc_sends`` (``num_sends`` of the MAIN line and summed over the
         handlers), and for each counter C: ``C_main``, ``C_proc``,
         ``C_total`` (= main + proc) and ``C_per_message`` (= proc / messages,
-        NaN for a PE that handled none).
+        NaN for a PE that handled none). The columns that need the MAIN
+        line (``main_sends``, ``C_main``, ``C_total``) are nullable
+        ``Int64``: ``<NA>`` for a PE without MAIN line (``main_lines`` 0: the
+        job ended before ``done(0)``, or the PE left no file), whose MAIN
+        region is unknown, never 0 (:func:`main_unknown` lists them).
 
     Raises
     ------
@@ -191,23 +196,34 @@ def papi_breakdown(regions: pd.DataFrame, *, num_pes: int | None = None) -> pd.D
         values = regions[column].to_numpy(dtype=np.int64)
         return np.bincount(pe[mask], weights=values[mask], minlength=n).astype(np.int64)
 
-    table: dict[str, np.ndarray] = {
+    table: dict[str, Any] = {
         "main_lines": per_pe("lines", main),
         "messages": per_pe("lines", ~main),
-        "main_sends": per_pe("num_sends", main),
         "proc_sends": per_pe("num_sends", ~main),
     }
+    # no MAIN line (the job ended before done(0)): the MAIN region is unknown, not 0
+    unknown = table["main_lines"] == 0
+
+    def known(values: np.ndarray) -> pd.arrays.IntegerArray:
+        return pd.arrays.IntegerArray(values, unknown.copy())
+
+    table["main_sends"] = known(per_pe("num_sends", main))
     messages = table["messages"].astype(np.float64)
     for name in counters:
         in_main = per_pe(name, main)
         in_proc = per_pe(name, ~main)
-        table[f"{name}_main"] = in_main
+        table[f"{name}_main"] = known(in_main)
         table[f"{name}_proc"] = in_proc
-        table[f"{name}_total"] = in_main + in_proc
+        table[f"{name}_total"] = known(in_main + in_proc)
         with np.errstate(divide="ignore", invalid="ignore"):
             table[f"{name}_per_message"] = np.where(messages > 0, in_proc / messages, np.nan)
     frame = pd.DataFrame(table, index=pd.RangeIndex(n, name="pe"))
     return frame[list(papi_pe_columns(counters)[1:])]
+
+
+def main_unknown(breakdown: pd.DataFrame) -> list[int]:
+    """PEs of a :func:`papi_breakdown` table without MAIN line: their MAIN is unknown."""
+    return [int(pe) for pe in breakdown.index[breakdown["main_lines"].to_numpy() == 0]]
 
 
 def _num_pes(pe: pd.Series, num_pes: int | None) -> int:
@@ -244,7 +260,8 @@ def papi_segments(
     -------
     pandas.DataFrame
         Index ``pe`` (0..N-1), columns ``MAIN``, ``PROC`` or ``MAIN``,
-        ``mailbox 0``, ... (no ``MAIN`` for ``messages``), int64.
+        ``mailbox 0``, ... (no ``MAIN`` for ``messages``), int64; when a PE
+        has no MAIN line, ``MAIN`` is float64 with NaN (unknown) there.
 
     Raises
     ------
@@ -275,16 +292,23 @@ def papi_segments(
     else:
         order.append("PROC")
     wide = wide.reindex(columns=order, fill_value=0).astype(np.int64)
+    if "MAIN" in order:
+        has_main = np.zeros(n, dtype=bool)
+        has_main[regions["pe"].to_numpy()[regions["mailbox"].to_numpy() == MAIN_MAILBOX]] = True
+        if not has_main.all():  # unknown, not 0: NaN, which plots leave out
+            wide["MAIN"] = wide["MAIN"].astype(np.float64).where(has_main)
     wide.columns = pd.Index(order, name="segment")
     return wide
 
 
 def zero_counters(breakdown: pd.DataFrame) -> list[str]:
-    """Counters of a :func:`papi_breakdown` table whose every value is 0."""
+    """Counters of a :func:`papi_breakdown` table whose every value read is 0."""
+    names = [c[: -len("_total")] for c in breakdown.columns if c.endswith("_total")]
     return [
-        column[: -len("_total")]
-        for column in breakdown.columns
-        if column.endswith("_total") and not breakdown[column].to_numpy().any()
+        name
+        for name in names
+        if not breakdown[f"{name}_proc"].to_numpy().any()
+        and not breakdown[f"{name}_main"].fillna(0).to_numpy(dtype=np.int64).any()
     ]
 
 

@@ -38,6 +38,7 @@ import numpy as np
 
 from .._version import __version__
 from ..read import FileReport, ReadReport, SkippedLine, TraceFile
+from ..schema import MAX_MSG_BYTES
 from .map import FileResult, Packed
 
 __all__ = [
@@ -171,8 +172,7 @@ class TraceCache:
             names, stats, packed, counts, extras = _read_entry(entry, key)
         except Exception as exc:  # any damage: ignored, read again, rewritten
             report.note(
-                f"cache entry {entry} is damaged ({type(exc).__name__}): ignored, "
-                "the trace is read again"
+                f"cache entry {entry} is damaged ({_why(exc)}): ignored, the trace is read again"
             )
             return {}
         where = {name: j for j, name in enumerate(names)}
@@ -358,10 +358,52 @@ def _read_entry(
             raise ValueError("inconsistent offsets")
         if len({len(arrays[name]) for name in names_}) != 1:
             raise ValueError("inconsistent lengths")
-    if (counts < 0).any() or (messages < 0).any():
+    if (counts < 0).any() or (messages < 0).any() or (stats < 0).any():
         raise ValueError("negative counts")
+    _check_values(arrays, cell_ends, messages, times)
     packed = Packed(arrays, cell_ends, pair_ends, messages, times)
     return names, stats, packed, counts, meta["extras"]
+
+
+def _why(exc: Exception) -> str:
+    said = str(exc).splitlines()[0][:80] if str(exc) else ""
+    return f"{type(exc).__name__}: {said}" if said else type(exc).__name__
+
+
+#: PE and node ids fit int32 (the readers' dtype); sums must stay far from int64's end.
+_ID_END = 2**31
+_SUM_END = float(2**62)
+
+
+def _check_values(
+    arrays: dict[str, np.ndarray], cell_ends: np.ndarray, messages: np.ndarray, times: np.ndarray
+) -> None:
+    """Values a reader could have produced, or an exception.
+
+    A damaged entry whose key and shapes are intact must not reach the
+    analysis: a negative or huge PE id would index out of bounds or size a
+    table by it, and huge counts would overflow the sums.
+    """
+    for name in ("src", "dst", "pe", "node"):
+        ids = arrays[name]
+        if ids.size and (ids.min() < 0 or ids.max() >= _ID_END):
+            raise ValueError(f"{name} id out of range")
+    cells, nbytes = arrays["counts"], arrays["nbytes"]
+    if (cells < 0).any() or (nbytes < 0).any():
+        raise ValueError("negative cell values")
+    if (
+        float(cells.sum(dtype=np.float64)) >= _SUM_END
+        or float(messages.sum(dtype=np.float64)) >= _SUM_END
+    ):
+        raise ValueError("counts beyond 64-bit sums")
+    if (nbytes.astype(np.float64) > cells.astype(np.float64) * float(MAX_MSG_BYTES)).any():
+        raise ValueError("bytes beyond the message size limit")
+    ends = np.concatenate([np.zeros(1, np.int64), np.cumsum(cells)])
+    starts = np.concatenate([np.zeros(1, np.int64), cell_ends[:-1]])
+    if not np.array_equal(ends[cell_ends] - ends[starts], messages):
+        raise ValueError("cell counts disagree with the message counts")
+    if np.isinf(times).any():
+        raise ValueError("infinite times")
 
 
 def _stat(path: Path) -> tuple[int, int, int, int] | None:

@@ -30,10 +30,14 @@ from ..schema import LOGICAL_COLUMNS
 from .batch import reduce_small_files
 from .map import FileResult, Packed, RangeResult, UnitResult, merge_ranges, reduce_range
 
-__all__ = ["DEFAULT_SPLIT_BYTES", "Engine", "reduce_logical"]
+__all__ = ["DEFAULT_SPLIT_BYTES", "SCHEDULER_TIMEOUT_S", "Engine", "reduce_logical"]
 
 #: Files larger than this are cut into ranges of about this size.
 DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
+#: Seconds a Dask scheduler has to answer before ``--scheduler`` gives up
+#: (``$ACTORPROF_SCHEDULER_TIMEOUT`` or ``Engine(scheduler_timeout=...)``
+#: override it). A scheduler on a reachable node answers in milliseconds.
+SCHEDULER_TIMEOUT_S = 15.0
 
 
 @dataclass(frozen=True)
@@ -147,6 +151,9 @@ class Engine:
     parallel_min_bytes
         Below this much to read, local processes are not worth starting: the
         map runs in this process.
+    scheduler_timeout
+        Seconds the ``scheduler`` (an address) has to answer; None:
+        ``$ACTORPROF_SCHEDULER_TIMEOUT``, else :data:`SCHEDULER_TIMEOUT_S`.
     """
 
     jobs: int | None = 1
@@ -156,6 +163,7 @@ class Engine:
     split_bytes: int = DEFAULT_SPLIT_BYTES
     block_bytes: int = FAST_BLOCK_BYTES
     parallel_min_bytes: int = 8 * 1024 * 1024
+    scheduler_timeout: float | None = None
 
     @property
     def workers(self) -> int:
@@ -338,7 +346,7 @@ def _run(
     if not units:
         return
     if engine.scheduler is not None:
-        yield from _run_dask(units, engine.scheduler)
+        yield from _run_dask(units, engine.scheduler, engine.scheduler_timeout)
         return
     workers = 1 if serial else min(engine.workers, len(units))
     if workers <= 1:
@@ -367,7 +375,9 @@ def _pool_context() -> Any:
     return multiprocessing.get_context("spawn")
 
 
-def _run_dask(units: list[Unit], scheduler: Any) -> Iterator[tuple[Unit, UnitResult]]:
+def _run_dask(
+    units: list[Unit], scheduler: Any, timeout: float | None
+) -> Iterator[tuple[Unit, UnitResult]]:
     try:
         from distributed import Client, as_completed
     except ImportError as exc:
@@ -375,10 +385,16 @@ def _run_dask(units: list[Unit], scheduler: Any) -> Iterator[tuple[Unit, UnitRes
             "--scheduler needs dask.distributed: pip install 'actorprof[dask]'"
         ) from exc
     own = isinstance(scheduler, str)
-    try:
-        client = Client(scheduler, set_as_default=False) if own else scheduler  # type: ignore[no-untyped-call,unused-ignore]
-    except OSError as exc:
-        raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
+    client: Any
+    if own:
+        seconds = _scheduler_timeout(timeout)
+        _probe_scheduler(scheduler, seconds)
+        try:
+            client = Client(scheduler, timeout=seconds, set_as_default=False)  # type: ignore[no-untyped-call,unused-ignore]
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
+    else:
+        client = scheduler
     try:
         futures = client.map(run_unit, units, pure=False)
         unit_of = {future.key: unit for future, unit in zip(futures, units, strict=True)}
@@ -387,3 +403,85 @@ def _run_dask(units: list[Unit], scheduler: Any) -> Iterator[tuple[Unit, UnitRes
     finally:
         if own:
             client.close()
+
+
+def _scheduler_timeout(timeout: float | None) -> float:
+    """The connect time allowed: the argument, else the environment, else the default."""
+    if timeout is None:
+        text = os.environ.get("ACTORPROF_SCHEDULER_TIMEOUT", "").strip()
+        if not text:
+            return SCHEDULER_TIMEOUT_S
+        try:
+            timeout = float(text)
+        except ValueError:
+            timeout = -1.0
+        if not 0 < timeout < float("inf"):
+            raise UsageError(
+                f"ACTORPROF_SCHEDULER_TIMEOUT={text!r}: give the seconds to wait for the "
+                "Dask scheduler, a number > 0 (e.g. 30)"
+            )
+    if not 0 < timeout < float("inf"):
+        raise ValueError(f"scheduler_timeout must be > 0 seconds, got {timeout}")
+    return timeout
+
+
+_SCHEDULER_FIX = (
+    "Pass the scheduler's own address, e.g. tcp://node:8786 (the scheduler prints it "
+    "as 'Scheduler at: ...'; port 8787 is its dashboard, a web page, not the scheduler)"
+)
+
+
+def _probe_scheduler(address: str, timeout: float) -> None:
+    """Check, within ``timeout`` seconds, that a Dask scheduler answers at ``address``.
+
+    ``distributed.Client`` itself may wait for ever on a port that accepts
+    connections but speaks another protocol (the dashboard's HTTP port), and
+    a client it failed to build blocks the interpreter's exit for a minute:
+    so the address is parsed and asked for the scheduler's identity first.
+    """
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.comm.addressing import parse_address
+    from distributed.comm.core import connect
+
+    try:
+        parse_address(address)
+    except ValueError as exc:
+        raise UsageError(
+            f"--scheduler {address!r} is not a Dask address ({exc}). {_SCHEDULER_FIX}."
+        ) from exc
+
+    async def identity() -> Any:
+        comm = await connect(address, timeout=timeout)  # type: ignore[no-untyped-call,unused-ignore]
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        # the outer limit is longer: connect's own message says why it failed
+        # in a thread of its own: the caller may have an event loop running (a notebook)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            reply = pool.submit(asyncio.run, asyncio.wait_for(identity(), timeout + 1.0)).result()
+    except (TimeoutError, asyncio.TimeoutError) as exc:
+        raise UsageError(
+            f"cannot reach the Dask scheduler at {address}: something accepts connections "
+            f"there but gave no Dask answer within {timeout:g} s. {_SCHEDULER_FIX}; "
+            "a slow network: raise ACTORPROF_SCHEDULER_TIMEOUT."
+        ) from exc
+    except ValueError as exc:
+        raise UsageError(
+            f"--scheduler {address!r} is not a Dask address ({exc}). {_SCHEDULER_FIX}."
+        ) from exc
+    except (OSError, EOFError) as exc:
+        raise UsageError(
+            f"cannot reach the Dask scheduler at {address} within {timeout:g} s ({exc}). "
+            f"Is the scheduler running, and is the address right? {_SCHEDULER_FIX}."
+        ) from exc
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        raise UsageError(
+            f"{address} answered, but not as a Dask scheduler (got {str(reply)[:80]!r}). "
+            f"{_SCHEDULER_FIX}."
+        )

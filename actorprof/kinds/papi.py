@@ -18,10 +18,11 @@ import pandas as pd
 
 from .._progress import ProgressSink, track
 from .._repr import Summarized, count
-from .._text import run_name
+from .._text import format_ranges, run_name
 from .._version import __version__
 from ..analyze.breakdown import (
     counter_names,
+    main_unknown,
     papi_breakdown,
     papi_regions,
     papi_segments,
@@ -35,7 +36,13 @@ from ..schema import MAIN_MAILBOX
 if TYPE_CHECKING:
     from ..write import Sink
 
-__all__ = ["PapiView", "build_papi_view", "papi_view", "zero_counter_message"]
+__all__ = [
+    "PapiView",
+    "build_papi_view",
+    "main_unknown_message",
+    "papi_view",
+    "zero_counter_message",
+]
 
 
 def zero_counter_message(names: Sequence[str], *, every: bool) -> str:
@@ -48,6 +55,30 @@ def zero_counter_message(names: Sequence[str], *, every: bool) -> str:
             "counts are unknown, only messages handled and sends issued are meaningful"
         )
     return f"PAPI counter(s) {listed} are 0 on every line: those events were not counted"
+
+
+def main_unknown_message(pes: Sequence[int], num_pes: int) -> str:
+    """The plain statement printed when PEs have no MAIN line."""
+    return (
+        f"MAIN region unknown on {len(pes)} of {num_pes} PEs (PE {format_ranges(list(pes))}): "
+        "no MAIN line (mailbox -1), which the runtime writes at done(0); was the job killed "
+        "before? Their MAIN sends and counters are left empty (not 0), so the run's MAIN "
+        "totals are unknown and MAIN imbalance covers only the PEs with a MAIN line; their "
+        "messages handled are only those written before the end"
+    )
+
+
+def _imbalance_of(values: pd.Series) -> dict[str, Any] | None:
+    """Imbalance over the PEs whose value is known (None: no PE is)."""
+    known = values.dropna()
+    if known.empty:
+        return None
+    return imbalance(known.astype(np.float64)).to_dict()
+
+
+def _sum(values: pd.Series) -> int | None:
+    """Sum over PEs, None when a PE's value is unknown."""
+    return None if values.isna().any() else int(values.sum())
 
 
 @dataclass(frozen=True, repr=False)
@@ -81,6 +112,11 @@ class PapiView(Summarized):
         return len(self.zero_counters) == len(self.counters)
 
     @property
+    def main_unknown(self) -> list[int]:
+        """PEs without MAIN line: their MAIN sends and counters are unknown."""
+        return main_unknown(self.pes)
+
+    @property
     def mailboxes(self) -> list[int]:
         """Mailbox ids that handled messages (MAIN excluded), sorted."""
         mailbox = self.regions["mailbox"].to_numpy()
@@ -98,21 +134,22 @@ class PapiView(Summarized):
         for name in self.counters:
             proc = int(pes[f"{name}_proc"].sum())
             counters[name] = {
-                "main": int(pes[f"{name}_main"].sum()),
+                "main": _sum(pes[f"{name}_main"]),
                 "proc": proc,
-                "total": int(pes[f"{name}_total"].sum()),
+                "total": _sum(pes[f"{name}_total"]),
                 "per_message": proc / messages if messages else None,
                 "all_zero": name in self.zero_counters,
             }
         metrics: dict[str, Any] = {
-            name: imbalance(pes[f"{name}_total"]).to_dict() for name in self.counters
+            name: _imbalance_of(pes[f"{name}_total"]) for name in self.counters
         }
         metrics["messages"] = imbalance(pes["messages"]).to_dict()
-        metrics["sends"] = imbalance(pes["main_sends"] + pes["proc_sends"]).to_dict()
+        metrics["sends"] = _imbalance_of(pes["main_sends"] + pes["proc_sends"])
         proc_rows = self.regions[self.regions["mailbox"] != MAIN_MAILBOX]
         by_mailbox = proc_rows.drop(columns=["pe", "region"]).groupby("mailbox").sum()
-        main_sends = int(pes["main_sends"].sum())
+        main_sends = _sum(pes["main_sends"])
         proc_sends = int(pes["proc_sends"].sum())
+        unknown = self.main_unknown
         return {
             "kind": "papi",
             "actorprof_version": __version__,
@@ -133,9 +170,11 @@ class PapiView(Summarized):
                 "main_lines": int(pes["main_lines"].sum()),
                 "main_sends": main_sends,
                 "proc_sends": proc_sends,
-                "sends": main_sends + proc_sends,
+                "sends": None if main_sends is None else main_sends + proc_sends,
                 "counters": counters,
             },
+            "main_unknown_pes": unknown,
+            "main_unknown_note": (main_unknown_message(unknown, self.num_pes) if unknown else None),
             "mailboxes": [
                 {
                     "mailbox": int(row["mailbox"]),
@@ -159,11 +198,18 @@ class PapiView(Summarized):
         s = self.summary()
         t = s["totals"]
         phase = s["phase"] or "unnamed"
+        main = "unknown" if t["main_sends"] is None else f"{t['main_sends']:,}"
         lines = [
             f"PAPI trace ({phase} phase): {t['messages']:,} messages handled on "
             f"{s['num_pes']} PEs, mailboxes {', '.join(map(str, self.mailboxes)) or 'none'}; "
-            f"sends issued: {t['main_sends']:,} from MAIN, {t['proc_sends']:,} from handlers",
+            f"sends issued: {main} from MAIN, {t['proc_sends']:,} from handlers",
         ]
+        unknown = s["main_unknown_pes"]
+        if unknown:
+            lines.append(
+                f"  MAIN UNKNOWN on {len(unknown)} of {s['num_pes']} PEs "
+                f"(PE {format_ranges(unknown)}): no MAIN line; MAIN values left empty, not 0"
+            )
         if self.all_zero:
             lines.append(f"  ALL COUNTERS ARE ZERO ({', '.join(self.counters)}): see the warning")
         for name in self.counters:
@@ -172,8 +218,14 @@ class PapiView(Summarized):
                 lines.append(f"  {name}: 0 everywhere")
                 continue
             m = s["imbalance"][name]
-            ratio = "n/a" if m["max_over_mean"] is None else f"{m['max_over_mean']:.2f}"
             per = "n/a" if c["per_message"] is None else f"{c['per_message']:,.1f}"
+            if c["total"] is None or m is None:
+                lines.append(
+                    f"  {name}: PROC {c['proc']:,} ({per} per message); MAIN and total "
+                    "unknown (no MAIN line on some PEs)"
+                )
+                continue
+            ratio = "n/a" if m["max_over_mean"] is None else f"{m['max_over_mean']:.2f}"
             lines.append(
                 f"  {name}: {c['total']:,} (MAIN {c['main']:,}, PROC {c['proc']:,}, "
                 f"{per} per message); per PE max {m['max']:,.0f} (PE {m['max_pe']}), "
@@ -322,7 +374,8 @@ def write_papi(view: PapiView, out: Sink, *, by_mailbox: bool, sort: str) -> Non
         panels = [(c, c, f"{c}: MAIN + {split} per PE{phase}") for c in view.counters]
     ncols = 1 if len(panels) == 1 else 2
     nrows = (len(panels) + 1) // 2 if ncols == 2 else 1
-    height = 4.4 * nrows + (0.7 if view.all_zero else 0.0)  # room for the explanation
+    # room for the explanations
+    height = 4.4 * nrows + (0.7 if view.all_zero else 0.0) + (0.7 if view.main_unknown else 0.0)
     fig = new_figure(7.0 * ncols, height, nrows=nrows, ncols=ncols)
     for ax, (value, value_label, title) in zip(fig.axes, panels, strict=False):
         plot_papi_bars(
@@ -335,15 +388,24 @@ def write_papi(view: PapiView, out: Sink, *, by_mailbox: bool, sort: str) -> Non
     for ax in fig.axes[len(panels) :]:
         ax.set_visible(False)
     label_run(fig, view.path, view.report.phase)
+    unknown = view.main_unknown
+    caption = []
     if view.all_zero:
-        fig.suptitle(
-            f"{suptitle_of(fig)}\n"
+        exactly = "as far as the trace goes" if unknown else "which the trace records exactly"
+        caption.append(
             f"All PAPI counters are 0 in this trace ({', '.join(view.counters)}): the machine "
             "gave no hardware counter readings.\nShown instead: messages handled and sends "
-            "issued per PE, which the trace records exactly.",
-            fontsize="medium",
-            color="#a33",
+            f"issued per PE, {exactly}."
         )
+    if unknown:
+        caption.append(
+            f"MAIN unknown on {len(unknown)} of {view.num_pes} PEs (PE "
+            f"{format_ranges(unknown)}): no MAIN line (the job ended before done(0)?).\n"
+            "Their MAIN part is not drawn; their messages handled are those written "
+            "before the end."
+        )
+    if caption:
+        fig.suptitle("\n".join([suptitle_of(fig), *caption]), fontsize="medium", color="#a33")
     out.figure(fig, "bars")
     out.csv(view.pes, "pes")
     out.csv(view.regions, "mailboxes", index=False)

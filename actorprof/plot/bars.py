@@ -66,7 +66,8 @@ def plot_papi_bars(
         One row per PE (index = PE id), one column per stacked segment, in
         stacking order, e.g. :func:`actorprof.papi_segments` output:
         ``MAIN, PROC`` or ``MAIN, mailbox 0, mailbox 1``. Non-negative
-        numbers. Not modified.
+        numbers; NaN is an unknown value (a PE without MAIN line): not drawn,
+        and said in the Axes ("MAIN unknown on N PE(s)"). Not modified.
     ax
         Axes to draw on; default: the current Axes (created if needed).
     value_label
@@ -88,12 +89,14 @@ def plot_papi_bars(
     Axes
         `ax`. Up to :data:`BARS_MAX` PEs, ``ax.containers[k]`` holds the
         bars of segment ``k`` (``get_label()`` is its name) in plotted order.
-        An all-zero table gets the text "all values are 0" in the middle.
+        An all-zero table gets the text "all values are 0" in the middle;
+        unknown (NaN) values the text "<segment> unknown on N PE(s): not
+        drawn" in the top left corner.
 
     Raises
     ------
     ValueError
-        No row or no column, or negative or non-finite values.
+        No row or no column, or negative or infinite values.
 
     Examples
     --------
@@ -106,9 +109,28 @@ def plot_papi_bars(
     names = [str(c) for c in segments.columns]
     colors = [_segment_color(name, k, names) for k, name in enumerate(names)]
     ax = get_ax(ax)
+    unknown = segments.isna().any(axis=1).to_numpy() if segments.shape[1] else np.zeros(0, bool)
     _stacked_bars(
-        ax, segments, colors=colors, sort=sort, relative=False, legend=legend, kwargs=kwargs
+        ax,
+        segments,
+        colors=colors,
+        sort=sort,
+        relative=False,
+        legend=legend,
+        kwargs=kwargs,
     )
+    if unknown.any():
+        parts = [str(c) for c in segments.columns if segments[c].isna().any()]
+        ax.text(
+            0.01,
+            0.99,
+            f"{', '.join(parts)} unknown on {int(unknown.sum())} PE(s): not drawn",
+            transform=ax.transAxes,
+            ha="left",
+            va="top",
+            color="#a33",
+            fontsize="small",
+        )
     ax.set_ylabel(f"{value_label} per PE")
     if title is not None:
         ax.set_title(title)
@@ -238,15 +260,18 @@ def _stacked_bars(
 ) -> None:
     if data.shape[0] == 0 or data.shape[1] == 0:
         raise ValueError(f"cannot draw bars of an empty table (shape {data.shape})")
-    values = data.to_numpy(dtype=np.float64)
+    values = data.to_numpy(dtype=np.float64, na_value=np.nan)
+    unknown = np.isnan(values)  # drawn as nothing; the bar's label says so
+    values = np.where(unknown, 0.0, values)
     if not np.isfinite(values).all() or (values < 0).any():
         raise ValueError("bar values must be finite and non-negative")
+    unknown = unknown.any(axis=1)
     totals = values.sum(axis=1)
     pes = data.index.to_numpy()
     order = np.arange(len(pes))
     if sort:
         order = np.lexsort((order, -(totals if rank_by is None else rank_by)))
-    values, totals, pes = values[order], totals[order], pes[order]
+    values, totals, pes, unknown = values[order], totals[order], pes[order], unknown[order]
     n = len(pes)
     x = np.arange(n, dtype=np.float64)
     bottom = np.zeros(n)
@@ -291,6 +316,11 @@ def _stacked_bars(
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: format_count(v)))
         if n <= ANNOTATE_MAX:
             labels, rotation = _bar_top_labels(ax, totals)
+            # a part unknown: the total is at least what is drawn
+            labels = [
+                ("?" if not t else f">={label}") if u else label
+                for t, u, label in zip(totals, unknown, labels, strict=True)
+            ]
             for xi, total, label in zip(x, totals, labels, strict=True):
                 ax.text(
                     xi, total, label, ha="center", va="bottom", fontsize="small", rotation=rotation

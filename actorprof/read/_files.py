@@ -13,7 +13,7 @@ import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .._text import format_ranges
+from .._text import format_ranges, printable_name
 from ..errors import NoTraceError, TraceFormatError, UsageError
 from ._report import ReadReport
 
@@ -92,9 +92,11 @@ def find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
         match = pattern.fullmatch(candidate.name)
         if match is None:
             continue
-        phase = match["phase"] or _DEFAULT
+        # a name's bytes that are not UTF-8 are spelled \xNN: the phase stays usable
+        named = printable_name(match["phase"]) if match["phase"] else None
+        phase = named or _DEFAULT
         pe = int(match["pe"])
-        found = TraceFile(candidate, pe, match["phase"])
+        found = TraceFile(candidate, pe, named)
         chosen = phases.setdefault(phase, {})
         previous = chosen.get(pe)
         # PE<i>_send.csv wins over the old PE<i>_send.dat, PAPI over papi.
@@ -258,9 +260,10 @@ def _choose_phase(
 ) -> list[TraceFile]:
     named = [k for k in found if k != _DEFAULT]
     if phase is not None:
+        phase = printable_name(phase)  # --phase with the raw bytes, or spelled \xNN
         if phase not in found or phase == _DEFAULT:
             raise UsageError(
-                f"no files of phase {phase!r}; phases found: {_describe(found)}. "
+                f"no files of phase '{phase}'; phases found: {_describe(found)}. "
                 "Choose one with --phase NAME (omit --phase for the unnamed files)."
             )
         report.phase = phase
@@ -275,7 +278,7 @@ def _choose_phase(
         return found[_DEFAULT]
     if len(named) == 1:
         report.phase = named[0]
-        _note(report, f"only phase {named[0]!r} is here: reading it")
+        _note(report, f"only phase '{named[0]}' is here: reading it")
         return found[named[0]]
     raise UsageError(
         f"several phases and no unnamed files: {_describe(found)}. Choose one with --phase NAME."

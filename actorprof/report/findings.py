@@ -21,6 +21,11 @@ rule                          fires when
 ``pop_efficiency``            a POP efficiency (load balance, communication)
                               is < 0.8
 ``papi_zero``                 PAPI counters are 0 on every line
+``papi_main_unknown``         PEs of the PAPI trace have no MAIN line (the job
+                              ended before done(0)): their MAIN is unknown,
+                              the loss is stated (messages sent per the
+                              logical trace vs handled per PAPI), and the
+                              balance of messages handled is not judged
 ``unread_lines``              lines were skipped for a reason other than
                               expected program output
 ``missing_pes``               PEs of the run left no trace file or profile line
@@ -73,6 +78,7 @@ __all__ = [
     "mesh_findings",
     "missing_pe_findings",
     "papi_findings",
+    "papi_main_findings",
     "pop_findings",
     "report_findings",
     "spearman",
@@ -149,6 +155,11 @@ RULES: list[dict[str, Any]] = [
         "fires_when": f"POP load balance or communication efficiency < {POP_EFFICIENCY_MIN}",
     },
     {"rule": "papi_zero", "threshold": 0, "fires_when": "a PAPI counter is 0 on every line"},
+    {
+        "rule": "papi_main_unknown",
+        "threshold": 0,
+        "fires_when": "PEs of the PAPI trace have no MAIN line (mailbox -1)",
+    },
     {
         "rule": "unread_lines",
         "threshold": 0,
@@ -484,6 +495,49 @@ def time_outlier_findings(timeline: Mapping[str, Any] | None) -> list[Finding]:
     ]
 
 
+def papi_main_findings(
+    unknown: Sequence[int],
+    *,
+    num_pes: int,
+    handled: int,
+    sent: int | None = None,
+    scope: str | None = None,
+) -> list[Finding]:
+    """``papi_main_unknown``: PEs without MAIN line, and what was lost.
+
+    ``handled`` is the PAPI trace's messages handled; ``sent`` the same
+    run's logical trace messages (None: no logical trace of that phase).
+    """
+    if not unknown:
+        return []
+    from .._text import format_ranges
+
+    text = (
+        f"the PAPI trace has no MAIN line on {len(unknown)} of {num_pes} PEs "
+        f"(PE {format_ranges(list(unknown))}): the job ended before done(0)? Their MAIN "
+        "sends and counters are unknown (left empty, not 0), and messages handled per PE "
+        "are partial: their balance is not judged"
+    )
+    if sent is not None:
+        lost = sent - handled
+        share = f" ({100 * handled / sent:.1f} %)" if sent else ""
+        text += (
+            f". The logical trace sent {sent:,} messages; the PAPI trace handled "
+            f"{handled:,}{share}" + (f": {lost:,} message(s) left no PAPI line" if lost > 0 else "")
+        )
+    return [
+        Finding(
+            "papi_main_unknown",
+            "warning",
+            "papi",
+            text + _scoped(scope),
+            scope,
+            float(len(unknown)),
+            0.0,
+        )
+    ]
+
+
 def unread_findings(coverage: Iterable[Mapping[str, Any]]) -> list[Finding]:
     """``unread_lines``: per kind, lines skipped for unexpected reasons.
 
@@ -740,6 +794,19 @@ def report_findings(report: Mapping[str, Any]) -> list[Finding]:
             s.get("missing_pes") or [], kind="papi", num_pes=s.get("num_pes"), scope=scope
         )
         out += papi_findings(s.get("counters") or [], s.get("zero_counters") or [], scope=scope)
+        unknown = s.get("main_unknown_pes") or []
+        if unknown:
+            same = logical.get(name) or (
+                next(iter(logical.values())) if len(logical) == 1 and len(papi) == 1 else None
+            )
+            out += papi_main_findings(
+                unknown,
+                num_pes=int(s.get("num_pes") or 0),
+                handled=int(s["totals"]["messages"]),
+                sent=None if same is None else int(same["totals"]["messages"]),
+                scope=scope,
+            )
+            continue  # a cut trace: per-PE messages handled are partial, not judged
         out += balance_findings(
             s["imbalance"]["messages"],
             kind="papi",

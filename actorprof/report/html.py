@@ -217,10 +217,6 @@ class NamedOutputWriter(OutputWriter):
     def path(self, name: str, ext: str) -> Path:
         return self.directory / (f"{self.kind}.{ext}" if not name else f"{self.kind}_{name}.{ext}")
 
-    def text(self, text: str, name: str, ext: str) -> Path:
-        """Write a text file (UTF-8), atomically."""
-        return self._atomic(self.path(name, ext), lambda handle: handle.write(text.encode()))
-
 
 # --------------------------------------------------------------------------- page
 
@@ -553,6 +549,8 @@ def _papi(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str:
         )
         if p["counters_note"]:
             body.append(f'<p class="error-box">{esc(p["counters_note"])}</p>')
+        if p.get("main_unknown_note"):
+            body.append(f'<p class="error-box">{esc(p["main_unknown_note"])}</p>')
         body.append(_figs(figures, "papi", name))
         rows = [
             [c, num(v["main"]), num(v["proc"]), num(v["total"]), num(v["per_message"], 1)]
