@@ -170,7 +170,7 @@ def _draw_violins(
             )
 
 
-def _kde(values: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def _kde(values: NDArray[np.floating[Any]]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Gaussian KDE on 100 points from the smallest to the largest value.
 
     Scott's bandwidth, as ``scipy.stats.gaussian_kde`` (seaborn's default):
