@@ -121,11 +121,11 @@ def _pyarrow(pa: Any, pcsv: Any, files: list[Path]) -> int:
 
 
 def way_actorprof(files: list[Path], opts: dict[str, str]) -> Work:
-    import actorprof.cache
+    import actorprof.engine.cache
     from actorprof import ReadReport
     from actorprof.engine import Engine, reduce_logical
 
-    del actorprof.cache  # imported now, not in the timed part
+    del actorprof.engine.cache  # imported now, not in the timed part
     engine = Engine(
         jobs=int(opts["jobs"]), cache=opts["cache"] == "1", cache_dir=opts.get("cache_dir")
     )
@@ -141,8 +141,8 @@ def way_heatmap(_: list[Path], opts: dict[str, str]) -> Work:
     import numpy as np
     import pandas as pd
 
-    from actorprof.output import new_figure
     from actorprof.plot import plot_heatmap
+    from actorprof.write import new_figure
 
     n = 4096
     rng = np.random.default_rng(1)

@@ -36,7 +36,7 @@ def batch_text(rng: np.random.Generator, n: int, pes: int, output_every: int, fi
     dst = rng.integers(0, pes, size=n)
     lines = [
         f"{_TYPES[k]}, {b}, {s}, {d}\n"
-        for k, b, s, d in zip(kind.tolist(), size.tolist(), src.tolist(), dst.tolist())
+        for k, b, s, d in zip(kind.tolist(), size.tolist(), src.tolist(), dst.tolist(), strict=True)
     ]
     if output_every:
         for i in range(-first % output_every, n, output_every):
@@ -61,8 +61,10 @@ def main() -> None:
             out.write(batch_text(rng, n, args.pes, args.output_every, first))
         out.write("Validated\nrun time: 12.5 s\n")
     size = args.path.stat().st_size
-    print(f"{args.path}: {args.lines:,} trace lines, {size / 1e6:.0f} MB "
-          f"in {time.perf_counter() - start:.1f} s")
+    print(
+        f"{args.path}: {args.lines:,} trace lines, {size / 1e6:.0f} MB "
+        f"in {time.perf_counter() - start:.1f} s"
+    )
 
 
 if __name__ == "__main__":
