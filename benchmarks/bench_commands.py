@@ -88,7 +88,7 @@ def measure(command: list[str], env: dict[str, str]) -> tuple[float, float, int,
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         process = subprocess.Popen(
-            command, stdout=subprocess.DEVNULL, stderr=err, env={**os.environ, **env}
+            command, stdout=subprocess.DEVNULL, stderr=err, env={**os.environ, **env}, cwd=ROOT
         )
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
@@ -210,7 +210,8 @@ def main() -> None:
         "physical,timeline,report"
     )  # fmt: skip
     args = parser.parse_args()
-    logical = args.logical or args.run / "logical"
+    args.run = args.run.resolve()  # the commands run from the repository root
+    logical = (args.logical or args.run / "logical").resolve()
     only = {g for g in args.only.split(",") if g}
     env = {"PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
     with tempfile.TemporaryDirectory(prefix="bench-commands-") as tmp:
