@@ -41,8 +41,8 @@ __all__ = [
 FORMATS = ("png", "svg", "pdf")
 #: Resolution of figure files unless told (dots per inch).
 FIGURE_DPI = 150
-#: zlib level of PNG figures (0-9): 1 encodes twice as fast as Pillow's default 6.
-PNG_COMPRESS_LEVEL = 1
+#: zlib level of PNG figures (0-9): 3 encodes as fast as 1, twice as fast as Pillow's 6.
+PNG_COMPRESS_LEVEL = 3
 
 
 def _current_umask() -> int:
@@ -211,8 +211,8 @@ def save_png(fig: Figure, handle: BinaryIO, *, dpi: float) -> None:
       render; drawing the canvas places and renders in one pass;
     * zlib level :data:`PNG_COMPRESS_LEVEL` instead of Pillow's 6, and RGB
       instead of RGBA when every pixel is opaque (the alpha channel of an
-      opaque figure is a constant): encodes about twice as fast, files no
-      larger.
+      opaque figure is a constant): encodes twice as fast; files within a
+      few percent of savefig's (-2 % to +9 % on the examples).
 
     The file carries matplotlib's "Software" text and the resolution, as
     ``savefig`` writes them. `fig` is left at its own dpi.
