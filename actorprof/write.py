@@ -215,20 +215,21 @@ def save_png(fig: Figure, handle: BinaryIO, *, dpi: float) -> None:
       few percent of savefig's (-2 % to +9 % on the examples).
 
     The file carries matplotlib's "Software" text and the resolution, as
-    ``savefig`` writes them. `fig` is left at its own dpi.
+    ``savefig`` writes them. `fig` keeps its own dpi and canvas.
     """
     import matplotlib as mpl
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image, PngImagePlugin
 
+    own_canvas, own_dpi = fig.canvas, fig.dpi
     canvas: Any = FigureCanvasAgg(fig)  # backend_agg has no type hints
-    own_dpi = fig.dpi
     try:
         fig.dpi = dpi
         canvas.draw()
-        rgba = np.asarray(canvas.buffer_rgba())
+        rgba = np.array(canvas.buffer_rgba())  # a copy: the canvas goes away
     finally:
         fig.dpi = own_dpi
+        fig.set_canvas(own_canvas)  # a pyplot figure stays attached to its window
     image = Image.frombuffer("RGBA", (rgba.shape[1], rgba.shape[0]), rgba, "raw", "RGBA", 0, 1)
     if int(rgba[..., 3].min()) == 255:
         image = image.convert("RGB")
