@@ -59,3 +59,14 @@ def test_a_kind_command_imports_only_its_kind(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "['actorprof.kinds.logical']"
+
+
+def test_a_name_shared_with_its_module_stays_the_function() -> None:
+    code = (
+        "import actorprof as ap, actorprof.analyze.imbalance, actorprof.analyze as an\n"
+        "print(callable(an.imbalance), callable(ap.imbalance))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True"]

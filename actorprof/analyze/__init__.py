@@ -5,6 +5,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+# The function ``imbalance`` shares its name with its module: importing the
+# module (any command does) sets the package's attribute to the module, so the
+# function is bound here, at once.
+from .imbalance import imbalance
+
 __all__ = [
     "STRAGGLER_RULE",
     "CommAccumulator",
@@ -61,7 +66,6 @@ _EXPORTS = {
     "comm_matrix": "matrix",
     "filter_self_sends": "matrix",
     "fitting_pes_per_node": "physical",
-    "imbalance": "imbalance",
     "locality": "matrix",
     "mesh_fit": "physical",
     "node_matrix": "matrix",
@@ -96,7 +100,7 @@ if TYPE_CHECKING:
         time_breakdown,
         time_checks,
     )
-    from .imbalance import STRAGGLER_RULE, Imbalance, imbalance
+    from .imbalance import STRAGGLER_RULE, Imbalance
     from .matrix import (
         CommAccumulator,
         CommMatrices,
