@@ -248,7 +248,7 @@ _EXPORTS: dict[str, str] = {
     "overall_view": "kinds",
     # report and compare
     "RunReport": "report",
-    "RunTraces": "report.run",
+    "RunTraces": "report.traces",
     "run_report": "report",
     "CompareView": "report",
     "RunSide": "report.compare",
@@ -364,7 +364,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .report import CompareView, Finding, RunReport, compare_runs, report_findings, run_report
     from .report.compare import RunSide
     from .report.findings import Severity
-    from .report.run import RunTraces
+    from .report.traces import RunTraces
 else:
 
     def __getattr__(name: str) -> object:

@@ -195,7 +195,7 @@ def trace_location(path: Path, kind: str, console: Console) -> Path:
     said on stderr.
     """
     from .errors import ActorProfError
-    from .report.run import find_run_traces
+    from .report.traces import find_run_traces
 
     if not path.is_dir():
         return path
@@ -545,7 +545,7 @@ def export(
         )
     papi = None
     if papi_path is None and trace_dir != run_dir:
-        from .report.run import find_run_traces
+        from .report.traces import find_run_traces
 
         papi_path = find_run_traces(run_dir).papi  # the run folder's own: same run
     papi_dir = papi_path if papi_path is not None else find_papi_folder(trace_dir)

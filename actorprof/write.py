@@ -16,7 +16,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 import numpy as np
 
@@ -30,16 +30,20 @@ if TYPE_CHECKING:
 __all__ = [
     "FIGURE_DPI",
     "FORMATS",
+    "PNG_COMPRESS_LEVEL",
     "OutputWriter",
     "Sink",
     "label_run",
     "new_figure",
+    "save_png",
     "to_jsonable",
 ]
 
 FORMATS = ("png", "svg", "pdf")
 #: Resolution of figure files unless told (dots per inch).
 FIGURE_DPI = 150
+#: zlib level of PNG figures (0-9): 3 encodes as fast as 1, twice as fast as Pillow's 6.
+PNG_COMPRESS_LEVEL = 3
 
 
 def _current_umask() -> int:
@@ -142,6 +146,10 @@ class OutputWriter:
     def figure(self, fig: Figure, name: str, *, dpi: int | None = None) -> Path:
         """Save a figure in the chosen format, at ``dpi`` (default: the writer's)."""
         resolution = self.dpi if dpi is None else dpi
+        if self.fmt == "png":
+            return self._atomic(
+                self.path(name, "png"), lambda handle: save_png(fig, handle, dpi=resolution)
+            )
         return self._atomic(
             self.path(name, self.fmt),
             lambda handle: fig.savefig(handle, format=self.fmt, dpi=resolution),
@@ -243,6 +251,46 @@ def utf8(text: str) -> bytes:
     (:func:`actorprof._text.printable_name`); plain ``encode()`` fails on them.
     """
     return printable_name(text).encode("utf-8")
+
+
+def save_png(fig: Figure, handle: BinaryIO, *, dpi: float) -> None:
+    """Draw `fig` once at `dpi` and write it to `handle` as a PNG file.
+
+    The same pixels as ``fig.savefig(handle, format="png", dpi=dpi)`` in
+    about half the time (docs/performance.md, "Fixed cost"):
+
+    * one draw: ``savefig`` draws a figure twice when it has a layout
+      engine (ours are constrained), once to place the Axes and once to
+      render; drawing the canvas places and renders in one pass;
+    * zlib level :data:`PNG_COMPRESS_LEVEL` instead of Pillow's 6, and RGB
+      instead of RGBA when every pixel is opaque (the alpha channel of an
+      opaque figure is a constant): encodes twice as fast; files within a
+      few percent of savefig's (-2 % to +9 % on the examples).
+
+    The file carries matplotlib's "Software" text and the resolution, as
+    ``savefig`` writes them. `fig` keeps its own dpi and canvas.
+    """
+    import matplotlib as mpl
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image, PngImagePlugin
+
+    own_canvas, own_dpi = fig.canvas, fig.dpi
+    canvas: Any = FigureCanvasAgg(fig)  # backend_agg has no type hints
+    try:
+        fig.dpi = dpi
+        canvas.draw()
+        rgba = np.array(canvas.buffer_rgba())  # a copy: the canvas goes away
+    finally:
+        fig.dpi = own_dpi
+        fig.set_canvas(own_canvas)  # a pyplot figure stays attached to its window
+    image = Image.frombuffer("RGBA", (rgba.shape[1], rgba.shape[0]), rgba, "raw", "RGBA", 0, 1)
+    if int(rgba[..., 3].min()) == 255:
+        image = image.convert("RGB")
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Software", f"Matplotlib version{mpl.__version__}, https://matplotlib.org/")
+    image.save(
+        handle, format="png", dpi=(dpi, dpi), pnginfo=info, compress_level=PNG_COMPRESS_LEVEL
+    )
 
 
 def to_jsonable(data: Any) -> Any:

@@ -959,7 +959,13 @@ def fast_figures(monkeypatch: pytest.MonkeyPatch) -> None:
     """Figures are built but not rendered (a placeholder is written)."""
     from matplotlib.figure import Figure
 
-    monkeypatch.setattr(Figure, "savefig", lambda self, handle, **kws: handle.write(b"figure"))
+    import actorprof.write
+
+    def placeholder(figure: Any, handle: Any, **kws: Any) -> None:
+        handle.write(b"figure")
+
+    monkeypatch.setattr(Figure, "savefig", placeholder)
+    monkeypatch.setattr(actorprof.write, "save_png", placeholder)
 
 
 def invoke(args: list[str], out: Path) -> tuple[int, str, str]:

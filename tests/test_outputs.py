@@ -26,6 +26,7 @@ import pytest
 from click.testing import CliRunner
 from matplotlib.figure import Figure
 
+import actorprof.write
 from actorprof import ActorProfError
 from actorprof.cli import main
 from actorprof.write import OutputWriter
@@ -65,13 +66,17 @@ def failing_savefig(exc: BaseException) -> Callable[..., None]:
     return savefig
 
 
+def fail_figures(monkeypatch: pytest.MonkeyPatch, exc: BaseException) -> None:
+    """Every figure write fails with `exc`: ``Figure.savefig`` and PNG's own route."""
+    monkeypatch.setattr(Figure, "savefig", failing_savefig(exc))
+    monkeypatch.setattr(actorprof.write, "save_png", failing_savefig(exc))
+
+
 @pytest.mark.parametrize(("command", "trace", "figure"), FIRST_FIGURE)
 def test_disk_full_while_writing_leaves_nothing(
     command: str, trace: Path, figure: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(
-        Figure, "savefig", failing_savefig(OSError(errno.ENOSPC, "No space left on device"))
-    )
+    fail_figures(monkeypatch, OSError(errno.ENOSPC, "No space left on device"))
     out = tmp_path / "out"
     code, stdout, err = run(command, trace, "-o", out)
     assert code == 1 and stdout == ""
@@ -92,7 +97,7 @@ def test_crash_while_writing_keeps_the_older_complete_file(
     code, _, err = run(command, trace, "-o", out)
     assert code == 0, err
     before = snapshot(out)
-    monkeypatch.setattr(Figure, "savefig", failing_savefig(RuntimeError("renderer exploded")))
+    fail_figures(monkeypatch, RuntimeError("renderer exploded"))
     code, stdout, err = run(command, trace, "-o", out)
     assert code == 1 and stdout == ""
     assert "internal error (RuntimeError: renderer exploded)" in err and "Traceback" not in err

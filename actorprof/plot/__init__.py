@@ -7,12 +7,8 @@ for figures and files.
 
 from __future__ import annotations
 
-from actorprof.plot.aggregation import plot_bytes_bars
-from actorprof.plot.bars import plot_papi_bars, plot_time_stacked
-from actorprof.plot.distribution import plot_pe_loads, plot_violin
-from actorprof.plot.heatmap import plot_heatmap
-from actorprof.plot.layouts import plot_layouts
-from actorprof.plot.timeline import plot_rate, plot_timeline_heat
+import importlib
+from typing import TYPE_CHECKING
 
 __all__ = [
     "plot_bytes_bars",
@@ -25,3 +21,37 @@ __all__ = [
     "plot_timeline_heat",
     "plot_violin",
 ]
+
+# Imported on first use, so that a command loads only the modules it runs
+# (docs/performance.md, "Fixed cost"); type checkers read the imports below.
+_EXPORTS = {
+    "plot_bytes_bars": "aggregation",
+    "plot_heatmap": "heatmap",
+    "plot_layouts": "layouts",
+    "plot_papi_bars": "bars",
+    "plot_pe_loads": "distribution",
+    "plot_rate": "timeline",
+    "plot_time_stacked": "bars",
+    "plot_timeline_heat": "timeline",
+    "plot_violin": "distribution",
+}
+
+if TYPE_CHECKING:
+    from actorprof.plot.aggregation import plot_bytes_bars
+    from actorprof.plot.bars import plot_papi_bars, plot_time_stacked
+    from actorprof.plot.distribution import plot_pe_loads, plot_violin
+    from actorprof.plot.heatmap import plot_heatmap
+    from actorprof.plot.layouts import plot_layouts
+    from actorprof.plot.timeline import plot_rate, plot_timeline_heat
+else:
+
+    def __getattr__(name: str) -> object:
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(__all__)

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter
 
+from actorprof.plot._palettes import deep
 from actorprof.plot._style import format_count, get_ax, nice_step, root_figure, tick_fontsize
 
 __all__ = ["ANNOTATE_MAX", "BARS_MAX", "plot_bytes_bars"]
@@ -102,7 +102,7 @@ def plot_bytes_bars(
     n = len(table)
     x = np.arange(n, dtype=np.float64)
     values = [table[c].to_numpy(dtype=np.float64) for c in (logical, physical)]
-    colors = sns.color_palette("deep", 2)
+    colors = deep(2)
     width = _GROUP_WIDTH / 2
     if n <= BARS_MAX:
         for k, (series, label) in enumerate(zip(values, labels, strict=True)):

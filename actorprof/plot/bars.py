@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from actorprof.plot._palettes import crest, deep
 from actorprof.plot._style import (
     format_count,
     get_ax,
@@ -39,7 +39,7 @@ ANNOTATE_MAX = 16
 #: At most this many PE tick labels.
 MAX_TICK_LABELS = 32
 
-_DEEP = [(float(r), float(g), float(b)) for r, g, b in sns.color_palette("deep", 3)]
+_DEEP = deep(3)
 _REGION_COLORS: dict[str, tuple[float, float, float]] = {
     "MAIN": _DEEP[0],
     "COMM": _DEEP[1],
@@ -241,7 +241,7 @@ def _segment_color(name: str, k: int, names: Sequence[str]) -> tuple[float, floa
     if name in _REGION_COLORS:
         return _REGION_COLORS[name]
     others = [n for n in names if n not in _REGION_COLORS]
-    palette = sns.color_palette("crest", max(len(others), 1))
+    palette = crest(max(len(others), 1))
     position = others.index(name) if name in others else k
     r, g, b = palette[position % len(palette)]
     return (float(r), float(g), float(b))

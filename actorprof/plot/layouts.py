@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter
 
+from actorprof.plot._palettes import deep
 from actorprof.plot._style import format_count, get_ax
 
 __all__ = ["plot_layouts"]
@@ -73,7 +73,7 @@ def plot_layouts(
     ax = get_ax(ax)
     x = np.arange(len(table))
     width = 0.4
-    colors = sns.color_palette("deep", len(_SERIES))
+    colors = deep(len(_SERIES))
     for i, (column, label) in enumerate(_SERIES):
         options = {"color": colors[i], **kwargs}
         ax.bar(x + (i - 0.5) * width, table[column].to_numpy(float), width, label=label, **options)

@@ -4,22 +4,10 @@ Everything other layers use is exported here; the ``_``-modules are this
 package's own.
 """
 
-from ._fastscan import FAST_BLOCK_BYTES
-from ._files import TraceFile, check_input_path, find_pe_files, list_folder, stdout_file
-from ._report import FileReport, ReadReport, SkippedLine
-from ._scan import require_trace_lines
-from .logical import (
-    LogicalBlock,
-    canonical_lines,
-    iter_logical,
-    logical_blocks,
-    logical_files,
-    new_key_table,
-    read_logical,
-)
-from .overall import read_overall
-from .papi import iter_papi, papi_files, read_papi
-from .physical import iter_physical, physical_file, read_physical
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 __all__ = [
     "FAST_BLOCK_BYTES",
@@ -47,3 +35,62 @@ __all__ = [
     "require_trace_lines",
     "stdout_file",
 ]
+
+# Imported on first use, so that a command loads only the modules it runs
+# (docs/performance.md, "Fixed cost"); type checkers read the imports below.
+_EXPORTS = {
+    "FAST_BLOCK_BYTES": "_fastscan",
+    "FileReport": "_report",
+    "LogicalBlock": "logical",
+    "ReadReport": "_report",
+    "SkippedLine": "_report",
+    "TraceFile": "_files",
+    "canonical_lines": "logical",
+    "check_input_path": "_files",
+    "find_pe_files": "_files",
+    "iter_logical": "logical",
+    "iter_papi": "papi",
+    "iter_physical": "physical",
+    "list_folder": "_files",
+    "logical_blocks": "logical",
+    "logical_files": "logical",
+    "new_key_table": "logical",
+    "papi_files": "papi",
+    "physical_file": "physical",
+    "read_logical": "logical",
+    "read_overall": "overall",
+    "read_papi": "papi",
+    "read_physical": "physical",
+    "require_trace_lines": "_scan",
+    "stdout_file": "_files",
+}
+
+if TYPE_CHECKING:
+    from ._fastscan import FAST_BLOCK_BYTES
+    from ._files import TraceFile, check_input_path, find_pe_files, list_folder, stdout_file
+    from ._report import FileReport, ReadReport, SkippedLine
+    from ._scan import require_trace_lines
+    from .logical import (
+        LogicalBlock,
+        canonical_lines,
+        iter_logical,
+        logical_blocks,
+        logical_files,
+        new_key_table,
+        read_logical,
+    )
+    from .overall import read_overall
+    from .papi import iter_papi, papi_files, read_papi
+    from .physical import iter_physical, physical_file, read_physical
+else:
+
+    def __getattr__(name: str) -> object:
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(__all__)

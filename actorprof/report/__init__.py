@@ -1,9 +1,10 @@
 """Everything about a run at once: the run report (every kind, findings, one
 HTML page) and the comparison of two runs."""
 
-from .compare import CompareView, compare_runs, write_compare
-from .findings import Finding, report_findings
-from .run import RunReport, run_report
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 __all__ = [
     "CompareView",
@@ -14,3 +15,32 @@ __all__ = [
     "run_report",
     "write_compare",
 ]
+
+# Imported on first use, so that a command loads only the modules it runs
+# (docs/performance.md, "Fixed cost"); type checkers read the imports below.
+_EXPORTS = {
+    "CompareView": "compare",
+    "Finding": "findings",
+    "RunReport": "run",
+    "compare_runs": "compare",
+    "report_findings": "findings",
+    "run_report": "run",
+    "write_compare": "compare",
+}
+
+if TYPE_CHECKING:
+    from .compare import CompareView, compare_runs, write_compare
+    from .findings import Finding, report_findings
+    from .run import RunReport, run_report
+else:
+
+    def __getattr__(name: str) -> object:
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(__all__)

@@ -21,7 +21,7 @@ from ..errors import ActorProfError, NoTraceError, UsageError
 from ..kinds.logical import LogicalView, logical_view
 from ..kinds.overall import OverallView, group_name, overall_view
 from ..read import ReadReport
-from .run import find_run_traces, phase_name
+from .traces import find_run_traces, phase_name
 
 if TYPE_CHECKING:
     from ..write import Sink

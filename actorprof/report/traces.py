@@ -1,0 +1,136 @@
+"""Where a run folder's traces are: each kind in the folder or its subfolders.
+
+Apart from :mod:`actorprof.report.run` (which reads them all) so that a
+single-kind command finding its trace in a run folder does not import every
+kind's module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+from ..errors import NoTraceError, UsageError
+from ..read import TraceFile, find_pe_files, list_folder
+from ..read.physical import PHYSICAL_FILE_NAME
+
+__all__ = [
+    "HOW_TO_GET",
+    "KINDS",
+    "OVERALL_FILE_NAME",
+    "UNNAMED",
+    "RunTraces",
+    "find_run_traces",
+    "phase_name",
+]
+
+#: The trace kinds a run folder may hold, in report order.
+KINDS = ("logical", "papi", "overall", "physical")
+#: Display name of the unnamed phase (files without a phase in their name).
+UNNAMED = "(unnamed)"
+OVERALL_FILE_NAME = "overall.txt"
+
+#: What each kind is and how a run produces it (said when a kind is absent).
+HOW_TO_GET = {
+    "logical": "PE<i>_send.csv: build with -DENABLE_TRACE",
+    "papi": "PE<i>_PAPI.csv: build with -DENABLE_TRACE_PAPI",
+    "overall": "overall.txt: build with -DENABLE_TCOMM_PROFILING and save stdout to overall.txt",
+    "physical": "physical.txt: build with -DENABLE_TRACE_PHYSICAL and save stdout to physical.txt",
+}
+
+
+def phase_name(key: str) -> str:
+    """Display name of a phase key (``""`` is the unnamed phase)."""
+    return key if key else UNNAMED
+
+
+@dataclass(frozen=True)
+class RunTraces:
+    """Where each trace kind of a run is (None: absent).
+
+    ``logical_phases``/``papi_phases`` are the phase keys found (``""`` for
+    the unnamed files); ``notes`` says what was passed over (a second folder
+    holding the same kind).
+    """
+
+    root: Path
+    logical: Path | None = None
+    logical_phases: list[str] = field(default_factory=list)
+    papi: Path | None = None
+    papi_phases: list[str] = field(default_factory=list)
+    overall: Path | None = None
+    physical: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def found(self) -> list[str]:
+        return [k for k in KINDS if getattr(self, k) is not None]
+
+    @property
+    def absent(self) -> list[str]:
+        return [k for k in KINDS if getattr(self, k) is None]
+
+    def location(self, kind: str) -> str | None:
+        """Where ``kind`` is, relative to the run folder (``.`` for the folder itself)."""
+        where: Path | None = getattr(self, kind)
+        if where is None:
+            return None
+        try:
+            return str(where.relative_to(self.root))
+        except ValueError:
+            return str(where)
+
+
+def _pe_files(folder: Path, kind: str) -> dict[str, list[TraceFile]]:
+    try:
+        return find_pe_files(folder, kind)
+    except NoTraceError:
+        return {}
+
+
+def find_run_traces(path: str | PathLike[str]) -> RunTraces:
+    """Find every trace kind in a run folder and its immediate subfolders.
+
+    The folder itself is searched first, then its subfolders in name order
+    (hidden ones skipped), so both the flat layout (all files in the run
+    folder) and the examples' layout (``logical/``, ``papi/``, ``overall/``,
+    ``physical/``) work. The first folder holding a kind wins; later ones are
+    noted.
+
+    Raises
+    ------
+    UsageError
+        ``path`` is not a folder.
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise UsageError(
+            f"{root}: not a folder. Give the run folder (the one holding the traces, or "
+            "logical/, papi/, overall/, physical/ subfolders)."
+        )
+    try:
+        _, names = list_folder(root)
+    except OSError as exc:
+        raise UsageError(f"{root}: cannot list this folder ({exc.strerror})") from exc
+    folders = [root, *(root / name for name in names if not name.startswith("."))]
+    found: dict[str, Any] = {}
+    notes: list[str] = []
+
+    def take(kind: str, where: Path, extra: dict[str, Any] | None = None) -> None:
+        if kind in found:
+            notes.append(f"{kind} trace also in {where}: not read (using {found[kind]})")
+            return
+        found[kind] = where
+        found.update(extra or {})
+
+    for folder in folders:
+        for kind, pe_kind in (("logical", "send"), ("papi", "papi")):
+            phases = _pe_files(folder, pe_kind)
+            if phases:
+                take(kind, folder, {f"{kind}_phases": list(phases)})
+        for kind, name in (("overall", OVERALL_FILE_NAME), ("physical", PHYSICAL_FILE_NAME)):
+            if (folder / name).is_file():
+                take(kind, folder / name)
+    return RunTraces(root=root, notes=notes, **found)

@@ -1,0 +1,72 @@
+"""A command imports what it runs: no seaborn (it imports scipy.stats), no pyplot.
+
+Their imports alone cost more than drawing a small run's figures
+(docs/performance.md, "Fixed cost"). ``import actorprof`` itself importing
+no heavy library is checked in test_public_api.py.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+CODE = """
+import sys
+from actorprof.cli import main
+out = sys.argv[1]
+for args in [
+    ["logical", "{ex}/ig_8pe_2nodes/logical", "--num-pes", "8", "--no-cache"],
+    ["papi", "{ex}/histo_4pe/papi", "--by-mailbox"],
+    ["overall", "{ex}/histo_4pe/overall"],
+    ["physical", "{ex}/ig_8pe_2nodes/physical", "--pes-per-node", "4"],
+    ["timeline", "{ex}/ig_8pe_2nodes/logical"],
+    ["aggregation", "{ex}/ig_8pe_2nodes", "--no-cache"],
+]:
+    try:
+        main([*args, "-o", out, "-q"])
+    except SystemExit as exc:
+        assert exc.code == 0, (args, exc.code)
+heavy = ("seaborn", "scipy", "matplotlib.pyplot")
+print(sorted(m for m in heavy if m in sys.modules))
+"""
+
+
+def test_commands_import_no_seaborn_scipy_or_pyplot(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+    code = CODE.replace("{ex}", EXAMPLES.as_posix())
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_kind_command_imports_only_its_kind(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from actorprof.cli import main\n"
+        f"args = ['logical', {str(EXAMPLES / 'ig_8pe_2nodes' / 'logical')!r}, '--no-cache',"
+        f" '-o', {str(tmp_path)!r}, '-q']\n"
+        "try:\n    main(args)\nexcept SystemExit as exc:\n    assert exc.code == 0\n"
+        "print(sorted(m for m in sys.modules if m.startswith('actorprof.kinds.')))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "['actorprof.kinds.logical']"
+
+
+def test_a_name_shared_with_its_module_stays_the_function() -> None:
+    code = (
+        "import actorprof as ap, actorprof.analyze.imbalance, actorprof.analyze as an\n"
+        "print(callable(an.imbalance), callable(ap.imbalance))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True"]
