@@ -328,3 +328,16 @@ def test_absurd_message_sizes_cannot_overflow_totals(tmp_path: Path) -> None:
     mats = comm_matrices(iter_logical(tmp_path, report=report))
     assert mats.bytes.to_numpy().tolist() == [[0, 8], [0, 0]]
     assert report.files[0].skipped == {"number too large for msg_bytes (max 4294967296)": 2}
+
+
+def test_progress_done_counts_finished_files_once() -> None:
+    from actorprof.read._report import FileReport
+
+    report = ReadReport(kind="logical")
+    assert report.done() == (0, 0)
+    for i in range(5):
+        report.files.append(FileReport(path=f"PE{i}_send.csv", pe=i, bytes_read=10))
+        report.files[-1].bytes_read += 5  # the file being read grows
+        assert report.done() == (15 * (i + 1), i + 1) == (report.bytes_read, len(report.files))
+    report.files = report.files[:2]  # replaced: counted again
+    assert report.done() == (30, 2)

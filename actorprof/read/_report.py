@@ -151,6 +151,8 @@ class ReadReport(Summarized):
     #: What the read will go through (set when its files are listed): for progress.
     bytes_planned: int = 0
     files_planned: int = 0
+    _done_files: int = field(default=0, repr=False, compare=False)
+    _done_bytes: int = field(default=0, repr=False, compare=False)
 
     def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
         phase = f", phase {self.phase}" if self.phase else ""
@@ -180,8 +182,20 @@ class ReadReport(Summarized):
         return self.bytes_planned, self.files_planned
 
     def done(self) -> tuple[int, int]:
-        """Bytes read so far, and files begun."""
-        return self.bytes_read, len(self.files)
+        """Bytes read so far, and files begun (for progress: called often).
+
+        The files before the last are finished: their bytes are summed once,
+        so a progress line costs O(1), not O(files) (65,536 PE files).
+        """
+        files = self.files
+        finished = len(files) - 1
+        if finished < self._done_files:  # the list was replaced: count again
+            self._done_files = self._done_bytes = 0
+        if finished > self._done_files:
+            self._done_bytes += sum(f.bytes_read for f in files[self._done_files : finished])
+            self._done_files = finished
+        last = files[-1].bytes_read if files else 0
+        return self._done_bytes + last, len(files)
 
     def note(self, message: str) -> None:
         """Record an informational message (shown unless ``--quiet``)."""
