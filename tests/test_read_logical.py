@@ -341,3 +341,21 @@ def test_progress_done_counts_finished_files_once() -> None:
         assert report.done() == (15 * (i + 1), i + 1) == (report.bytes_read, len(report.files))
     report.files = report.files[:2]  # replaced: counted again
     assert report.done() == (30, 2)
+
+
+def test_a_listing_is_reused_only_while_the_folder_is_unchanged(tmp_path: Path) -> None:
+    import os
+    import time
+
+    from actorprof.read import find_pe_files
+
+    for pe in range(3):
+        (tmp_path / f"PE{pe}_send.csv").write_text("0, 0, 0, 0, 8, 1.0\n")
+    settled = time.time() - 60
+    os.utime(tmp_path, (settled, settled))
+    first = find_pe_files(tmp_path, "send")
+    assert [f.pe for f in first[""]] == [0, 1, 2]
+    first[""].clear()  # a caller's list is its own
+    assert [f.pe for f in find_pe_files(tmp_path, "send")[""]] == [0, 1, 2]
+    (tmp_path / "PE1_send.csv").unlink()  # the folder's mtime moves
+    assert [f.pe for f in find_pe_files(tmp_path, "send")[""]] == [0, 2]

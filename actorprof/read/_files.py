@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -56,11 +57,20 @@ class TraceFile:
     shadowed: tuple[Path, ...] = ()
 
 
+#: Recent folder listings by (folder, its inode and mtime, kind): a report
+#: lists a 65,536-file folder for each kind and each read; a folder's mtime
+#: changes whenever an entry is added, removed or renamed.
+_LISTED: dict[tuple[str, int, int, str], dict[str, list[TraceFile]]] = {}
+_LISTED_MAX = 8
+_SETTLED_S = 2.0
+
+
 def find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
     """All per-PE files of ``kind`` ("send" or "papi") under ``path``, by phase.
 
     ``path`` is a run folder or a single trace file. The unnamed phase has the
-    key ``""``. Files within a phase are sorted by PE.
+    key ``""``. Files within a phase are sorted by PE. A folder listed before
+    and unchanged since (same inode and mtime) is not listed again.
 
     Raises
     ------
@@ -71,8 +81,29 @@ def find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
     TraceFormatError
         The folder cannot be listed (permissions).
     """
-    pattern = _PATTERNS[kind]
     check_input_path(path)
+    try:
+        info = path.stat()
+    except OSError:
+        info = None
+    if info is None or not stat.S_ISDIR(info.st_mode):
+        return _find_pe_files(path, kind)
+    key = (str(path), info.st_ino, info.st_mtime_ns, kind)
+    found = _LISTED.get(key)
+    if found is None:
+        found = _find_pe_files(path, kind)
+        # kept only once the folder is settled: a change within the
+        # timestamps' granularity (ms to s) could leave the mtime as it was
+        if time.time() - info.st_mtime > _SETTLED_S:
+            if len(_LISTED) >= _LISTED_MAX:
+                _LISTED.pop(next(iter(_LISTED)))
+            _LISTED[key] = found
+    return {phase: list(files) for phase, files in found.items()}
+
+
+def _find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
+    """:func:`find_pe_files` without the memory of earlier listings."""
+    pattern = _PATTERNS[kind]
     folders: list[Path] = []
     if path.is_dir():
         try:
