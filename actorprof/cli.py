@@ -29,9 +29,10 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: Largest PE count an option may name: per-PE tables cost O(N) memory, and
-#: 2^24 PEs is 256 times the largest machines HClib-Actor runs on.
-MAX_PES = 1 << 24
+#: Largest PE count an option may name: per-PE tables, figures and files cost
+#: O(N) (1,048,576 PEs: about 30 s and 0.5 GB for a run of 4 PE files), and
+#: 2^20 PEs is 16 times the largest machines HClib-Actor runs on (65,536).
+MAX_PES = 1 << 20
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 

@@ -160,7 +160,9 @@ def test_bad_input_is_reported_not_fatal(data: Path, tmp_path: Path) -> None:
     ("args", "code", "message"),
     [
         (["nope-dir"], 2, "does not exist"),
-        (["{data}/logical_small", "--num-pes", "0"], 2, "0 is not in the range 1<=x<=16777216"),
+        (["{data}/logical_small", "--num-pes", "0"], 2, "0 is not in the range 1<=x<=1048576"),
+        # the top of the old range (2^24) ran for minutes in gigabytes: a usage error now
+        (["{data}/logical_small", "--num-pes", "16777216"], 2, "16777216 is not in the range"),
         (["{data}/logical_small", "--metric", "size"], 2, "'size' is not one of"),
         # no trace in the folder nor in its subfolders
         (
