@@ -298,7 +298,9 @@ def iter_papi(
     pandas.DataFrame
         Columns :func:`actorprof.schema.papi_columns` of the resolved counter
         names, with :func:`actorprof.schema.papi_dtypes`. The MAIN line has
-        ``mailbox == -1``.
+        ``mailbox == -1``. Small files are parsed together, so without
+        ``line_numbers`` a chunk may hold the lines of several files (in
+        file order); with it, every chunk holds lines of one file.
 
     Raises
     ------
