@@ -25,6 +25,7 @@ names were meant for another trace).
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -46,7 +47,15 @@ from ..schema import (
 )
 from ._files import TraceFile, pe_trace_files
 from ._report import FileReport, ReadReport
-from ._scan import DEFAULT_BLOCK_BYTES, CsvSpec, RowCheck, require_trace_lines, scan_csv
+from ._scan import (
+    DEFAULT_BLOCK_BYTES,
+    CsvSpec,
+    JoinedFiles,
+    RowCheck,
+    parse_files,
+    require_trace_lines,
+    scan_csv,
+)
 
 __all__ = [
     "iter_papi",
@@ -58,10 +67,23 @@ __all__ = [
 
 _MIN_FIELDS = len(PAPI_BASE_COLUMNS) + 1 + 1  # base + one counter + time
 _MAX_FIELDS = len(PAPI_BASE_COLUMNS) + MAX_PAPI_COUNTERS + 1
-_INT = re.compile(rb"[+-]?[0-9]+")
-_FLOAT = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _COMPLETE_TIME = re.compile(rb",\s*[0-9]+\.[0-9]{6}\s*\r?$")
+# A good line, whole: integer fields, then a time field with a decimal point,
+# each with the blanks ``bytes.strip`` removes around it.
+_BLANK = rb"[ \t\n\r\x0b\x0c]*"
+_GOOD_LINE = re.compile(
+    rb"(?:"
+    + _BLANK
+    + rb"[+-]?[0-9]+"
+    + _BLANK
+    + rb",)+"
+    + _BLANK
+    + rb"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+    + _BLANK
+)
 _SNIFF_BYTES = 1 << 16
+#: Small whole files parsed together, up to this many bytes at a time.
+_BATCH_BYTES = 4 << 20
 _SNIFF_LINES = 256
 _NAME = re.compile(r"[^\s,]+")
 
@@ -208,14 +230,12 @@ def _head_counter_counts(path: Path) -> Counter[int]:
     if len(head) < _SNIFF_BYTES and _COMPLETE_TIME.search(last):
         lines.append(last)
     counts: Counter[int] = Counter()
+    # printf %lf always writes a decimal point: a line of integers is not trusted
     for line in lines[:_SNIFF_LINES]:
-        fields = [f.strip() for f in line.rstrip(b"\r").split(b",")]
-        if not _MIN_FIELDS <= len(fields) <= _MAX_FIELDS:
-            continue
-        # printf %lf always writes a decimal point: a line of integers is not trusted
-        time = fields[-1]
-        if b"." in time and _FLOAT.fullmatch(time) and all(_INT.fullmatch(f) for f in fields[:-1]):
-            counts[len(fields) - len(PAPI_BASE_COLUMNS) - 1] += 1
+        if _GOOD_LINE.fullmatch(line):
+            fields = line.count(b",") + 1
+            if _MIN_FIELDS <= fields <= _MAX_FIELDS:
+                counts[fields - len(PAPI_BASE_COLUMNS) - 1] += 1
     return counts
 
 
@@ -278,7 +298,9 @@ def iter_papi(
     pandas.DataFrame
         Columns :func:`actorprof.schema.papi_columns` of the resolved counter
         names, with :func:`actorprof.schema.papi_dtypes`. The MAIN line has
-        ``mailbox == -1``.
+        ``mailbox == -1``. Small files are parsed together, so without
+        ``line_numbers`` a chunk may hold the lines of several files (in
+        file order); with it, every chunk holds lines of one file.
 
     Raises
     ------
@@ -302,27 +324,165 @@ def iter_papi(
     )
     _note_names(report, names, counters)
     spec = papi_spec(names)
-    for trace_file in files:
-        file_report = FileReport(str(trace_file.path), pe=trace_file.pe, phase=trace_file.phase)
-        report.files.append(file_report)
-        mismatched = main_lines = bad_mailbox = 0
-        for frame in scan_csv(
-            trace_file.path,
-            spec,
-            file_report,
-            check=_pe_limit(num_pes),
-            block_bytes=block_bytes,
-            line_numbers=line_numbers,
-        ):
-            mailbox = frame["mailbox"].to_numpy()
-            main_lines += int((mailbox == MAIN_MAILBOX).sum())
-            bad_mailbox += int((mailbox < MAIN_MAILBOX).sum())
-            mismatched += int((frame["dst_pe"].to_numpy() != trace_file.pe).sum())
-            yield frame
-        require_trace_lines(file_report, f"PAPI trace ({len(spec.columns)} fields)")
-        _check_file(report, trace_file, file_report, main_lines, bad_mailbox, mismatched)
+    yield from _papi_frames(
+        files, spec, report, num_pes=num_pes, block_bytes=block_bytes, line_numbers=line_numbers
+    )
     if own:
         report.emit_python_warnings()
+
+
+def _papi_frames(
+    files: list[TraceFile],
+    spec: CsvSpec,
+    report: ReadReport,
+    *,
+    num_pes: int | None,
+    block_bytes: int,
+    line_numbers: bool,
+) -> Iterator[pd.DataFrame]:
+    """The block loop: each file's readable lines, in file order.
+
+    Whole small files are parsed together, a batch of up to
+    ``_BATCH_BYTES`` at a time (a run has a file per PE, often of a few
+    dozen lines, and each parse has a fixed cost of a millisecond). A batch
+    the fast path refuses is halved until the odd files are found; those
+    are read on their own, line by line where needed, so every file gets
+    the rows and the line accounting the one-file route gives it. Without
+    ``line_numbers`` a frame may hold the lines of several files.
+    """
+    check = _pe_limit(num_pes)
+    limit = min(block_bytes, _BATCH_BYTES)
+    group: list[tuple[TraceFile, bytes]] = []
+    size = 0
+    for trace_file in files:
+        text = _small_file(trace_file.path, limit)
+        if text is None or size + len(text) > limit:
+            yield from _group_frames(group, spec, report, check, block_bytes, line_numbers)
+            group, size = [], 0
+        if text is None:
+            yield from _file_frames(trace_file, spec, report, check, block_bytes, line_numbers)
+            continue
+        group.append((trace_file, text))
+        size += len(text)
+    yield from _group_frames(group, spec, report, check, block_bytes, line_numbers)
+
+
+def _group_frames(
+    group: list[tuple[TraceFile, bytes]],
+    spec: CsvSpec,
+    report: ReadReport,
+    check: RowCheck | None,
+    block_bytes: int,
+    line_numbers: bool,
+) -> Iterator[pd.DataFrame]:
+    for segment, joined in _segments(group, spec, check):
+        if joined is None:
+            yield from _file_frames(segment[0][0], spec, report, check, block_bytes, line_numbers)
+        else:
+            yield from _joined_frames(segment, joined, spec, report, line_numbers)
+
+
+def _small_file(path: Path, limit: int) -> bytes | None:
+    """The whole text of a file of at most ``limit`` bytes ending with a line end."""
+    try:
+        with open(path, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size > limit:
+                return None
+            text = handle.read(limit + 1)
+    except OSError:
+        return None  # the one-file route names the error
+    if not text or len(text) > limit or not text.endswith(b"\n"):
+        return None
+    return text
+
+
+def _segments(
+    group: list[tuple[TraceFile, bytes]], spec: CsvSpec, check: RowCheck | None
+) -> list[tuple[list[tuple[TraceFile, bytes]], JoinedFiles | None]]:
+    """``group`` in runs of files parsed together (None: one file to read alone)."""
+    if not group:
+        return []
+    joined = parse_files([text for _, text in group], spec)
+    if joined is not None and (check is None or check(joined.frame) is None):
+        return [(group, joined)]
+    if len(group) == 1:
+        return [(group, None)]
+    half = len(group) // 2
+    return _segments(group[:half], spec, check) + _segments(group[half:], spec, check)
+
+
+def _joined_frames(
+    segment: list[tuple[TraceFile, bytes]],
+    joined: JoinedFiles,
+    spec: CsvSpec,
+    report: ReadReport,
+    line_numbers: bool,
+) -> Iterator[pd.DataFrame]:
+    """The frames of files parsed together, and their line accounting."""
+    frame, bounds = joined.frame, joined.bounds
+    n = len(segment)
+    file_of_row = np.repeat(np.arange(n), np.diff(bounds))
+    mailbox = frame["mailbox"].to_numpy()
+    pes = np.array([trace_file.pe for trace_file, _ in segment], dtype=np.int64)
+    main_lines = np.bincount(file_of_row[mailbox == MAIN_MAILBOX], minlength=n)
+    bad_mailbox = np.bincount(file_of_row[mailbox < MAIN_MAILBOX], minlength=n)
+    other_pe = frame["dst_pe"].to_numpy() != pes[file_of_row]
+    mismatched = np.bincount(file_of_row[other_pe], minlength=n)
+    what = f"PAPI trace ({len(spec.columns)} fields)"
+    for j, (trace_file, text) in enumerate(segment):
+        start, stop = int(bounds[j]), int(bounds[j + 1])
+        file_report = FileReport(
+            str(trace_file.path),
+            pe=trace_file.pe,
+            phase=trace_file.phase,
+            lines_read=stop - start,
+            lines_blank=int(joined.lines[j]) - (stop - start),
+            bytes_read=len(text),
+        )
+        report.files.append(file_report)
+        if line_numbers and stop > start:
+            rows = frame.iloc[start:stop].reset_index(drop=True)
+            yield rows.assign(line=joined.row_lines[start:stop])
+        require_trace_lines(file_report, what)
+        _check_file(
+            report,
+            trace_file,
+            file_report,
+            int(main_lines[j]),
+            int(bad_mailbox[j]),
+            int(mismatched[j]),
+        )
+    if not line_numbers and len(frame):
+        yield frame
+
+
+def _file_frames(
+    trace_file: TraceFile,
+    spec: CsvSpec,
+    report: ReadReport,
+    check: RowCheck | None,
+    block_bytes: int,
+    line_numbers: bool,
+) -> Iterator[pd.DataFrame]:
+    """One file read on its own, in blocks of ``block_bytes``."""
+    file_report = FileReport(str(trace_file.path), pe=trace_file.pe, phase=trace_file.phase)
+    report.files.append(file_report)
+    mismatched = main_lines = bad_mailbox = 0
+    for frame in scan_csv(
+        trace_file.path,
+        spec,
+        file_report,
+        check=check,
+        block_bytes=block_bytes,
+        line_numbers=line_numbers,
+    ):
+        mailbox = frame["mailbox"].to_numpy()
+        main_lines += int((mailbox == MAIN_MAILBOX).sum())
+        bad_mailbox += int((mailbox < MAIN_MAILBOX).sum())
+        mismatched += int((frame["dst_pe"].to_numpy() != trace_file.pe).sum())
+        yield frame
+    require_trace_lines(file_report, f"PAPI trace ({len(spec.columns)} fields)")
+    _check_file(report, trace_file, file_report, main_lines, bad_mailbox, mismatched)
 
 
 def _note_names(report: ReadReport, names: tuple[str, ...], counters: Sequence[str] | None) -> None:
