@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import matplotlib as mpl
 import numpy as np
@@ -16,6 +16,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    from matplotlib.patches import StepPatch
 
 __all__ = [
     "NICE_STEPS",
@@ -29,6 +32,7 @@ __all__ = [
     "points_per_unit",
     "reserve_margins",
     "root_figure",
+    "stairs",
     "tick_fontsize",
 ]
 
@@ -251,3 +255,48 @@ def reserve_margins(ax: Axes, *, left: float = 0.0, right: float = 0.0) -> None:
 def longest(labels: Sequence[str]) -> int:
     """Length of the longest string in `labels` (0 when empty)."""
     return max((len(label) for label in labels), default=0)
+
+
+def stairs(
+    ax: Axes,
+    values: ArrayLike,
+    edges: ArrayLike,
+    *,
+    baseline: float | ArrayLike | None = 0.0,
+    fill: bool = False,
+    **kwargs: Any,
+) -> StepPatch:
+    """:meth:`Axes.stairs` (vertical), at a cost that does not grow with the steps.
+
+    ``Axes.stairs`` adds its patch with ``add_patch``, which updates the data
+    limits by walking the path's segments in Python: 47 s for a 65,536-step
+    patch. Here the limits are the patch's bounding box, set at once; the
+    artist, its colours, sticky edges and autoscaling are those of
+    ``Axes.stairs``.
+    """
+    from matplotlib.patches import StepPatch
+
+    values = np.asarray(values, dtype=np.float64)
+    edges = np.asarray(edges, dtype=np.float64)
+    colour = kwargs.pop("color", None)
+    if colour is None:
+        colour = ax._get_lines.get_next_color()  # type: ignore[attr-defined]  # as stairs
+    if fill:
+        kwargs.setdefault("linewidth", 0)
+        kwargs.setdefault("facecolor", colour)
+    else:
+        kwargs.setdefault("edgecolor", colour)
+    patch = StepPatch(values, edges, baseline=baseline, fill=fill, **kwargs)  # type: ignore[arg-type]  # baseline None: none
+    ax.add_artist(patch)
+    low = [np.nanmin(values)] if len(values) else []
+    if baseline is not None:
+        low.append(np.min(baseline))
+        patch.sticky_edges.y.append(float(np.min(baseline)))
+    finite = [float(v) for v in (*low, np.nanmax(values) if len(values) else np.nan)]
+    finite = [v for v in finite if math.isfinite(v)]
+    if finite:
+        if baseline is not None:
+            finite.append(float(np.max(baseline)))
+        ax.update_datalim([(float(edges[0]), min(finite)), (float(edges[-1]), max(finite))])
+    ax.autoscale_view()
+    return patch

@@ -18,7 +18,14 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter
 
 from actorprof.plot._palettes import deep
-from actorprof.plot._style import format_count, get_ax, nice_step, root_figure, tick_fontsize
+from actorprof.plot._style import (
+    format_count,
+    get_ax,
+    nice_step,
+    root_figure,
+    stairs,
+    tick_fontsize,
+)
 
 __all__ = ["ANNOTATE_MAX", "BARS_MAX", "plot_bytes_bars"]
 
@@ -117,7 +124,7 @@ def plot_bytes_bars(
                 "alpha": 0.6 if k == 0 else 1,
                 "linewidth": 1.2,
             }
-            ax.stairs(series, edges, label=label, **{**step_options, **kwargs})
+            stairs(ax, series, edges, label=label, **{**step_options, **kwargs})
     if annotate is None:
         annotate = n <= ANNOTATE_MAX
     top = float(np.nanmax(np.concatenate(values))) if n else 0.0

@@ -27,6 +27,7 @@ from actorprof.plot._style import (
     longest,
     nice_step,
     root_figure,
+    stairs,
     tick_fontsize,
 )
 
@@ -287,7 +288,8 @@ def _stacked_bars(
             ax.bar(x, height, bottom=bottom, label=str(name), **{**bar_options, **(kwargs or {})})
         else:
             step_options: dict[str, Any] = {"fill": True, "color": colors[k]}
-            ax.stairs(
+            stairs(
+                ax,
                 bottom + height,
                 np.arange(n + 1) - 0.5,
                 baseline=bottom.copy(),

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
-from ._style import format_count, get_ax, nice_step, points_per_unit, tick_fontsize
+from ._style import format_count, get_ax, nice_step, points_per_unit, stairs, tick_fontsize
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -58,7 +58,7 @@ def plot_rate(
         # steps: each bin's rate holds over [start, start + width)
         edges = np.append(times, times[-1] + timeline.bin_s)
         options: dict[str, Any] = {"color": color, "linewidth": 1.2, "label": "all PEs"}
-        ax.stairs(rate, edges, **{**options, **kwargs})
+        stairs(ax, rate, edges, **{**options, **kwargs})
     for i, (label, start, end) in enumerate(spans):
         colour = _SPAN_COLOURS[i % len(_SPAN_COLOURS)]
         ax.axvspan(start, end, color=colour, alpha=0.12, linewidth=0)
