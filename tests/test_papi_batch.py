@@ -213,3 +213,32 @@ def test_any_files_batched_or_alone(texts: list[bytes], num_pes: int | None) -> 
         alone = outcome(Path(tmp), ALONE, num_pes=num_pes)
         for size in (40, LARGE):
             assert_same(alone, outcome(Path(tmp), size, num_pes=num_pes))
+
+
+def test_many_files_vote_by_a_spread_sample(tmp_path: Path) -> None:
+    """Of 600 files, 512 spread over the run vote; an odd file is still accounted."""
+    n = 600
+    assert n > papi_module._SNIFF_FILES
+    for pe in range(n):
+        lines = [f"0, 0, {pe}, {pe}, 8, 0, 0, 0, 0, 1795245601.{i:06d}\n" for i in range(3)]
+        if pe == 1:  # not among the voters (0, 1.17, 2.34, ...): two counters, not four
+            lines = [f"0, 0, {pe}, {pe}, 8, 0, 0, 1795245601.{i:06d}\n" for i in range(3)]
+        (tmp_path / f"PE{pe}_PAPI.csv").write_text("".join(lines))
+    # a file of another width is not a trace of this run: the error names it,
+    # as when it voted (then the warning said so first)
+    with pytest.raises(ActorProfError, match=r"PE1_PAPI\.csv:1: .*wrong number of fields"):
+        read_papi(tmp_path, report=ReadReport())
+    (tmp_path / "PE1_PAPI.csv").write_text(  # one odd line among good ones: skipped, accounted
+        "0, 0, 1, 1, 8, 0, 0, 1795245601.000000\n0, 0, 1, 1, 8, 0, 0, 0, 0, 1795245601.000001\n"
+    )
+    report = ReadReport()
+    heads = mock.patch.object(
+        papi_module, "_head_counter_counts", wraps=papi_module._head_counter_counts
+    )
+    with heads as sniffed:
+        frame = read_papi(tmp_path, report=report)
+    assert sniffed.call_count == papi_module._SNIFF_FILES  # not one per file
+    assert len(frame) == 3 * (n - 1) + 1
+    odd = next(f for f in report.files if f.path.endswith("PE1_PAPI.csv"))
+    assert odd.lines_read == 1 and sum(odd.skipped.values()) == 1
+    assert all("wrong number of fields" in reason for reason in odd.skipped)

@@ -85,6 +85,8 @@ _SNIFF_BYTES = 1 << 16
 #: Small whole files parsed together, up to this many bytes at a time.
 _BATCH_BYTES = 4 << 20
 _SNIFF_LINES = 256
+#: Files whose heads vote for the run's counter count (spread over the run).
+_SNIFF_FILES = 512
 _NAME = re.compile(r"[^\s,]+")
 
 
@@ -193,10 +195,17 @@ def _sniff_counters(files: list[TraceFile], report: ReadReport) -> int | None:
     its head (so one damaged line cannot decide), and the run takes the
     count most files vote for (then the most lines). A file that votes
     otherwise is named in a warning: its lines of another width are skipped.
+    Of more than :data:`_SNIFF_FILES` files, that many spread evenly over the
+    run vote (each head is a file to open: 65,536 of them took longer than
+    reading the trace); a file of another width among the others has its
+    lines skipped as ``wrong number of fields``, warned with file and line.
     """
     votes: Counter[int] = Counter()
     lines: Counter[int] = Counter()
     own: dict[Path, int] = {}
+    if len(files) > _SNIFF_FILES:
+        spread = np.linspace(0, len(files) - 1, _SNIFF_FILES).round().astype(np.int64)
+        files = [files[int(i)] for i in np.unique(spread)]
     for trace_file in files:
         counts = _head_counter_counts(trace_file.path)
         if counts:
