@@ -114,15 +114,16 @@ def _find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
                 "(ls -ld), or copy the trace somewhere readable.",
                 path=path,
             ) from exc
-        candidates = [path / name for name in file_names]
         folders = [path / name for name in folder_names if pattern.fullmatch(name)]
+        folder = path
     else:
-        candidates = [path]
+        file_names, folder = [path.name], path.parent
     phases: dict[str, dict[int, TraceFile]] = {}
-    for candidate in candidates:
-        match = pattern.fullmatch(candidate.name)
+    for name in file_names:
+        match = pattern.fullmatch(name)
         if match is None:
             continue
+        candidate = folder / name  # only for the files of this kind: 65,536 Paths cost a second
         # a name's bytes that are not UTF-8 are spelled \xNN: the phase stays usable
         named = printable_name(match["phase"]) if match["phase"] else None
         phase = named or _DEFAULT
@@ -139,7 +140,7 @@ def _find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
             chosen[pe] = replace(previous, shadowed=(*previous.shadowed, found.path))
     if not phases:
         also = ""
-        compressed = compressed_pe_files(candidates, kind)
+        compressed = compressed_pe_files([folder / name for name in file_names], kind)
         if compressed:
             more = " ..." if len(compressed) > 3 else ""
             names = ", ".join(p.name for p in compressed[:3]) + more
