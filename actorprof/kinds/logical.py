@@ -175,8 +175,11 @@ class LogicalView(Summarized):
             columns={"bytes_sent": "sent", "bytes_received": "received"}
         )
 
-    def summary(self, *, top: int = 10) -> dict[str, Any]:
-        """JSON-able summary: totals, locality, imbalance, top pairs, files."""
+    def summary(self, *, top: int = 10, files: bool = True) -> dict[str, Any]:
+        """JSON-able summary: totals, locality, imbalance, top pairs, files.
+
+        ``files=False`` leaves the per-file line accounting out (an empty list).
+        """
         raw = self.matrices
         total_messages = int(self.pairs["messages"].sum())
         total_bytes = int(self.pairs["bytes"].sum())
@@ -238,7 +241,7 @@ class LogicalView(Summarized):
             "node_conflicts": {str(k): v for k, v in raw.node_conflicts.items()},
             **{
                 k: v
-                for k, v in self.report.to_dict().items()
+                for k, v in self.report.to_dict(files=files).items()
                 if k in ("missing_pes", "lines_read", "lines_skipped", "warnings", "files")
             },
             "notes": list(self.report.notes),
@@ -246,7 +249,7 @@ class LogicalView(Summarized):
 
     def summary_lines(self, *, top: int = 3) -> list[str]:
         """A short human summary (what the CLI prints on stderr)."""
-        s = self.summary(top=top)
+        s = self.summary(top=top, files=False)
         t = s["totals"]
         phase = s["phase"] or "unnamed"
         lines = [

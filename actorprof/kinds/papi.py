@@ -126,8 +126,11 @@ class PapiView(Summarized):
         """Stacks per PE of a counter, ``num_sends`` or ``messages`` (see papi_segments)."""
         return papi_segments(self.regions, value, by_mailbox=by_mailbox, num_pes=self.num_pes)
 
-    def summary(self) -> dict[str, Any]:
-        """JSON-able summary: totals, per mailbox, imbalance per counter, files."""
+    def summary(self, *, files: bool = True) -> dict[str, Any]:
+        """JSON-able summary: totals, per mailbox, imbalance per counter, files.
+
+        ``files=False`` leaves the per-file line accounting out (an empty list).
+        """
         pes = self.pes
         messages = int(pes["messages"].sum())
         counters: dict[str, Any] = {}
@@ -187,7 +190,7 @@ class PapiView(Summarized):
             "imbalance": metrics,
             **{
                 k: v
-                for k, v in self.report.to_dict().items()
+                for k, v in self.report.to_dict(files=files).items()
                 if k in ("missing_pes", "lines_read", "lines_skipped", "warnings", "files")
             },
             "notes": list(self.report.notes),
@@ -195,7 +198,7 @@ class PapiView(Summarized):
 
     def summary_lines(self) -> list[str]:
         """A short human summary (what the CLI prints on stderr)."""
-        s = self.summary()
+        s = self.summary(files=False)
         t = s["totals"]
         phase = s["phase"] or "unnamed"
         main = "unknown" if t["main_sends"] is None else f"{t['main_sends']:,}"

@@ -34,7 +34,10 @@ class SkippedLine:
     reason: str
     text: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, files: bool = True) -> dict[str, Any]:
+        """JSON-able accounting; ``files=False`` leaves out the per-file entries
+        (``files`` is then empty: a summary printed on stderr needs no 65,536 of them).
+        """
         return {"line": self.line, "reason": self.reason, "text": self.text}
 
 
@@ -111,7 +114,10 @@ class FileReport:
             shown = sum(1 for e in other.examples if e.reason == reason)
             self.skipped[reason] = self.skipped.get(reason, 0) + n - shown
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, files: bool = True) -> dict[str, Any]:
+        """JSON-able accounting; ``files=False`` leaves out the per-file entries
+        (``files`` is then empty: a summary printed on stderr needs no 65,536 of them).
+        """
         return {
             "path": self.path,
             "pe": self.pe,
@@ -230,7 +236,10 @@ class ReadReport(Summarized):
                 out.append(f"{f.path}: {sum(expected.values())} other line(s) ignored: {reasons}")
         return out
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, files: bool = True) -> dict[str, Any]:
+        """JSON-able accounting; ``files=False`` leaves out the per-file entries
+        (``files`` is then empty: a summary printed on stderr needs no 65,536 of them).
+        """
         return {
             "kind": self.kind,
             "phase": self.phase,
@@ -240,7 +249,7 @@ class ReadReport(Summarized):
             "lines_read": self.lines_read,
             "lines_skipped": self.lines_skipped,
             "warnings": list(self.warnings),
-            "files": [f.to_dict() for f in self.files],
+            "files": [f.to_dict() for f in self.files] if files else [],
         }
 
     def emit_python_warnings(self) -> None:

@@ -138,7 +138,11 @@ class RunReport(Summarized):
         if s["logical"] is not None and s["timeline"] is not None:
             _times_from_timeline(s["logical"]["phases"], s["timeline"])
         s["papi"] = (
-            {"phases": {name: _without_files(v.summary()) for name, v in self.papi.items()}}
+            {
+                "phases": {
+                    name: _without_files(v.summary(files=False)) for name, v in self.papi.items()
+                }
+            }
             if self.papi
             else None
         )
@@ -156,7 +160,7 @@ class RunReport(Summarized):
         return s
 
     def _logical_summary(self, view: LogicalView) -> dict[str, Any]:
-        s = _without_files(view.summary(top=self.top))
+        s = _without_files(view.summary(top=self.top, files=False))
         s["num_files"] = len(view.report.files)
         pairs = view.pairs
         src, dst = pairs["src_pe"].to_numpy(), pairs["dst_pe"].to_numpy()
