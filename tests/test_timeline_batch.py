@@ -112,7 +112,9 @@ def test_batched_rows_lines_and_accounting_are_the_file_by_file_ones(
     assert any("PE45_send.csv: 1 line(s) have src_pe != 45" in w for w in batched_report.warnings)
 
 
-def test_only_the_odd_files_are_read_one_by_one(run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def read_alone(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Names of the files the batched read hands to the block loop one by one."""
     import actorprof.read.logical as logical
 
     alone: list[str] = []
@@ -123,12 +125,16 @@ def test_only_the_odd_files_are_read_one_by_one(run: Path, monkeypatch: pytest.M
         return read_file(trace_file, *args, **kwargs)
 
     monkeypatch.setattr(logical, "_read_file", spy)
+    return alone
+
+
+def test_the_odd_files_are_read_one_by_one(run: Path, read_alone: list[str]) -> None:
     list(iter_logical(run, report=ReadReport(kind="logical"), line_numbers=True, batch=True))
-    # noise, blank, zero time (other digits), stray PE id, NUL, cut, empty, mixed;
-    # not the src_pe mismatch, the flipped-digit outlier or the untimed file
-    assert sorted(alone) == sorted(
-        f"PE{pe}_send.csv" for pe in (17, 31, 77, 90, 120, 133, 150, 160)
-    )
+    # noise, blank, zero time (other digits), stray PE id, NUL, cut, empty, mixed
+    # (after an odd file, groups shrink for a while: some clean files come alone too)
+    odd = {f"PE{pe}_send.csv" for pe in (17, 31, 77, 90, 120, 133, 150, 160)}
+    assert odd <= set(read_alone)
+    assert len(read_alone) < NUM_PES / 2
 
 
 def test_batched_read_without_line_numbers_has_the_standard_columns(run: Path) -> None:
@@ -193,7 +199,9 @@ def test_batched_timeline_is_the_file_by_file_one(run: Path) -> None:
     assert perfetto_trace(view) == perfetto_trace(reference)
 
 
-def test_an_outlier_in_a_canonical_middle_file_is_named_by_its_line(tmp_path: Path) -> None:
+def test_an_outlier_in_a_canonical_middle_file_is_named_by_its_line(
+    tmp_path: Path, read_alone: list[str]
+) -> None:
     folder = tmp_path / "run"
     folder.mkdir()
     for pe in range(64):
@@ -203,6 +211,7 @@ def test_an_outlier_in_a_canonical_middle_file_is_named_by_its_line(tmp_path: Pa
         text = "".join(_line(pe, (pe + 1) % 64, t) + "\n" for t in times)
         (folder / f"PE{pe}_send.csv").write_text(text)
     view = timeline_view(folder)
+    assert read_alone == []  # every file was read in the one batch
     assert [(Path(o.path).name, o.line) for o in view.outliers] == [("PE30_send.csv", 4)]
     assert view.summary() == _file_by_file_view(folder).summary()
 
