@@ -23,6 +23,7 @@ from actorprof.kinds.timeline import (
     PhaseSpan,
     TimelineView,
     _Extremes,
+    _outlier_warning,
     perfetto_trace,
     timeline_view,
 )
@@ -155,8 +156,6 @@ def _file_by_file_view(path: Path) -> TimelineView:
         extremes.add(report.files[-1].path, chunk["time_s"].to_numpy(), chunk["line"].to_numpy())
     window = acc.drop_outliers()
     outliers = extremes.outliers(window) if acc.num_outliers else []
-    from actorprof.kinds.timeline import _outlier_warning
-
     if acc.num_outliers:
         report.warn(_outlier_warning(acc.num_outliers, window, outliers, "message(s)"))
     total = TimelineAccumulator()
