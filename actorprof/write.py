@@ -65,6 +65,18 @@ class Sink(Protocol):
     def json(self, data: Any, name: str) -> object: ...
 
 
+def _csv_chunk_rows(columns: int) -> int:
+    """Rows pandas formats at once when writing a CSV of ``columns`` columns.
+
+    pandas' default, ``100_000 // columns`` rows, is one row for a frame of
+    65,536 PE columns, and each chunk walks every column (a 65,536-PE
+    timeline table: 11 s instead of 2). Wide frames get up to 16 rows (about
+    a million cells per chunk); the bytes written are the same.
+    """
+    columns = max(columns, 1)
+    return max(1, 100_000 // columns, min(16, 1_000_000 // columns))
+
+
 def new_figure(width: float, height: float, *, nrows: int = 1, ncols: int = 1) -> Figure:
     """A pyplot-free figure of ``width`` x ``height`` inches with a grid of Axes."""
     from matplotlib.figure import Figure
@@ -161,9 +173,12 @@ class OutputWriter:
 
     def csv(self, frame: pd.DataFrame, name: str, *, index: bool = True) -> Path:
         """Write a frame as CSV (index written as the first column by default)."""
+        rows = _csv_chunk_rows(len(frame.columns))
         return self._atomic(
             self.path(name, "csv"),
-            lambda handle: handle.write(utf8(frame.to_csv(index=index, lineterminator="\n"))),
+            lambda handle: handle.write(
+                utf8(frame.to_csv(index=index, lineterminator="\n", chunksize=rows))
+            ),
         )
 
     def json(self, data: Any, name: str) -> Path:

@@ -301,3 +301,22 @@ def test_inputs_are_never_modified_or_touched(tmp_path: Path) -> None:
     assert {k: v for k, v in now.items() if k not in written} == {
         k: v for k, v in before.items() if k not in written
     }
+
+
+@pytest.mark.parametrize("columns", [3, 7000, 40_000])
+def test_wide_csv_is_written_in_bigger_chunks_with_the_same_bytes(
+    tmp_path: Path, columns: int
+) -> None:
+    import numpy as np
+    import pandas as pd
+
+    from actorprof.write import OutputWriter
+
+    rows = 40
+    frame = pd.DataFrame(
+        np.arange(rows * columns, dtype=np.int64).reshape(rows, columns) % 7,
+        index=pd.Index(np.arange(rows) * 0.001, name="time_s"),
+        columns=pd.RangeIndex(columns, name="pe"),
+    )
+    written = OutputWriter(tmp_path, kind="timeline").csv(frame, "counts")
+    assert written.read_bytes() == frame.to_csv(lineterminator="\n").encode()

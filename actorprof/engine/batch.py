@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..analyze.matrix import CommPartial
-from ..read import FileReport, canonical_lines, new_key_table
+from ..read import FileReport, canonical_lines, new_key_table, small_file_text
 from .map import RangeResult
 
 __all__ = ["reduce_small_files"]
@@ -41,7 +41,7 @@ def reduce_small_files(
     group: list[tuple[int, bytes]] = []
     size = 0
     for i, (path, _) in enumerate(files):
-        data = _read_small(path, block_bytes)
+        data = small_file_text(path, block_bytes)  # None: the per-file route reads it
         if data is None:
             continue
         group.append((i, data))
@@ -52,17 +52,6 @@ def reduce_small_files(
     if group:
         _reduce_group(group, files, out, pe_limit)
     return out
-
-
-def _read_small(path: str, block_bytes: int) -> bytes | None:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(block_bytes + 1)
-    except OSError:
-        return None  # the per-file route names the error
-    if not data or len(data) > block_bytes or not data.endswith(b"\n"):
-        return None
-    return data
 
 
 def _reduce_group(

@@ -6,6 +6,7 @@ Also builds the Chrome Trace Event (Perfetto) export of the same data.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -103,6 +104,33 @@ class _Extremes:
         if len(held) > 4 * self.keep:
             held.sort()
             del held[self.keep : -self.keep]
+
+    def add_files(
+        self, paths: list[str], files: np.ndarray, times: np.ndarray, lines: np.ndarray
+    ) -> None:
+        """:meth:`add` of each file's rows of a chunk that holds many files
+        (``files``: each row's index in ``paths``, rows in file then line order)."""
+        timed = ~np.isnan(times)
+        files, times, lines = files[timed], times[timed], lines[timed]
+        if not len(times):
+            return
+        order = np.lexsort((times, files))  # stable: equal times in line order
+        files, times, lines = files[order], times[order], lines[order]
+        starts = np.flatnonzero(np.r_[True, files[1:] != files[:-1]])
+        sizes = np.diff(np.r_[starts, len(files)])
+        rank = np.arange(len(files)) - np.repeat(starts, sizes)
+        size = np.repeat(sizes, sizes)
+        # a file's `keep` smallest and largest times, as add picks them
+        pick = (size <= 2 * self.keep) | (rank < self.keep) | (rank >= size - self.keep)
+        files, times, lines = files[pick], times[pick], lines[pick]
+        bounds = np.flatnonzero(np.r_[True, files[1:] != files[:-1], True]).tolist()
+        held_files, held_times, held_lines = files.tolist(), times.tolist(), lines.tolist()
+        for a, b in pairwise(bounds):
+            held = self.by_file.setdefault(paths[held_files[a]], [])
+            held.extend(zip(held_times[a:b], held_lines[a:b], strict=True))
+            if len(held) > 4 * self.keep:
+                held.sort()
+                del held[self.keep : -self.keep]
 
     def outliers(self, window: tuple[float, float] | None) -> list[OutlierTime]:
         """Held lines that are outliers, in file then line order, at most ``keep``."""
@@ -261,13 +289,19 @@ def timeline_view(
         report = reports.setdefault(label, ReadReport(kind="logical"))
         acc = TimelineAccumulator(base_s=base_s, max_bins=max_bins)
         extremes = _Extremes()
+        # small files (one per PE, a few lines each) are read many at a time
         chunks = iter_logical(
-            path, phase=name or None, num_pes=num_pes, report=report, line_numbers=True
+            path, phase=name or None, num_pes=num_pes, report=report, line_numbers=True, batch=True
         )
+        paths: list[str] = []
         for chunk in track(chunks, progress, planned=report.planned, done=report.done):
             acc.add(chunk)
-            extremes.add(
-                report.files[-1].path, chunk["time_s"].to_numpy(), chunk["line"].to_numpy()
+            paths += [f.path for f in report.files[len(paths) :]]
+            extremes.add_files(
+                paths,
+                chunk["file"].to_numpy(),
+                chunk["time_s"].to_numpy(),
+                chunk["line"].to_numpy(),
             )
         # each phase is its own bulk: a short phase far from the others is no outlier
         window = acc.drop_outliers()

@@ -33,6 +33,7 @@ __all__ = [
     "read_papi",
     "read_physical",
     "require_trace_lines",
+    "small_file_text",
     "stdout_file",
 ]
 
@@ -62,6 +63,7 @@ _EXPORTS = {
     "read_papi": "papi",
     "read_physical": "physical",
     "require_trace_lines": "_scan",
+    "small_file_text": "logical",
     "stdout_file": "_files",
 }
 
@@ -78,6 +80,7 @@ if TYPE_CHECKING:
         logical_files,
         new_key_table,
         read_logical,
+        small_file_text,
     )
     from .overall import read_overall
     from .papi import iter_papi, papi_files, read_papi

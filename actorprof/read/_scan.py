@@ -211,10 +211,17 @@ def scan_csv(
             yield frame
 
 
-def with_lines(frame: pd.DataFrame, lines: np.ndarray | None, first_line: int) -> pd.DataFrame:
-    """``frame`` with a ``line`` column: ``lines``, or consecutive lines from ``first_line``."""
+def with_lines(
+    frame: pd.DataFrame, lines: np.ndarray | None, first_line: int, *, file: int | None = None
+) -> pd.DataFrame:
+    """``frame`` with a ``line`` column: ``lines``, or consecutive lines from
+    ``first_line``; and a ``file`` column of ``file`` when given."""
     numbers = first_line + np.arange(len(frame)) if lines is None else lines
-    return frame.assign(line=np.asarray(numbers, dtype=np.int64))
+    if file is None:
+        return frame.assign(line=np.asarray(numbers, dtype=np.int64))
+    return frame.assign(
+        line=np.asarray(numbers, dtype=np.int64), file=np.full(len(frame), file, dtype=np.int64)
+    )
 
 
 def parse_block(
