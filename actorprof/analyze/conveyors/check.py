@@ -128,7 +128,10 @@ def detect_topologies(physical: pd.DataFrame, num_pes: int) -> list[Topology]:
     ``num_pes`` is tried (1D across PEs, 2D/3D, 1D in one node), in
     increasing ``n``; the result lists each fitting topology once.
     """
-    types = physical["send_type"].astype(str).to_numpy()
+    # each send type's rows, found once (not once per candidate topology: a
+    # 65,536-PE trace has 17 of them and millions of rows)
+    codes, names = pd.factorize(physical["send_type"], sort=True)
+    by_type = [(str(name), codes == i) for i, name in enumerate(names)]
     src = physical["src_pe"].to_numpy()
     dst = physical["dst_pe"].to_numpy()
     found: list[Topology] = []
@@ -140,9 +143,8 @@ def detect_topologies(physical: pd.DataFrame, num_pes: int) -> list[Topology]:
         if topology in found:
             continue
         fits = np.ones(len(physical), dtype=bool)
-        for send_type in np.unique(types):
-            mine = types == send_type
-            fits[mine] = porter_links(topology, str(send_type), src[mine], dst[mine])
+        for send_type, mine in by_type:
+            fits[mine] = porter_links(topology, send_type, src[mine], dst[mine])
         if fits.all():
             found.append(topology)
     return found
