@@ -65,6 +65,10 @@ class Sink(Protocol):
     def json(self, data: Any, name: str) -> object: ...
 
 
+#: Cells of a table turned into CSV text at a time (then written).
+_CSV_SLICE_CELLS = 2_000_000
+
+
 def _csv_chunk_rows(columns: int) -> int:
     """Rows pandas formats at once when writing a CSV of ``columns`` columns.
 
@@ -174,12 +178,19 @@ class OutputWriter:
     def csv(self, frame: pd.DataFrame, name: str, *, index: bool = True) -> Path:
         """Write a frame as CSV (index written as the first column by default)."""
         rows = _csv_chunk_rows(len(frame.columns))
-        return self._atomic(
-            self.path(name, "csv"),
-            lambda handle: handle.write(
-                utf8(frame.to_csv(index=index, lineterminator="\n", chunksize=rows))
-            ),
-        )
+        # a slice of rows at a time: the text of a whole big table (a 65,536-PE
+        # link table is 388 MB) is never held, and the bytes are the same
+        step = max(rows, _CSV_SLICE_CELLS // max(len(frame.columns), 1))
+
+        def write(handle: Any) -> None:
+            for start in range(0, max(len(frame), 1), step):
+                part = frame.iloc[start : start + step]
+                text = part.to_csv(
+                    index=index, header=start == 0, lineterminator="\n", chunksize=rows
+                )
+                handle.write(utf8(text))
+
+        return self._atomic(self.path(name, "csv"), write)
 
     def json(self, data: Any, name: str) -> Path:
         """Write JSON (numpy scalars and NaN handled: NaN becomes null)."""

@@ -320,3 +320,23 @@ def test_wide_csv_is_written_in_bigger_chunks_with_the_same_bytes(
     )
     written = OutputWriter(tmp_path, kind="timeline").csv(frame, "counts")
     assert written.read_bytes() == frame.to_csv(lineterminator="\n").encode()
+
+
+@pytest.mark.parametrize("rows", [0, 1, 999, 1000, 1001, 25_000])
+@pytest.mark.parametrize("index", [True, False])
+def test_long_csv_is_written_a_slice_at_a_time_with_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: int, index: bool
+) -> None:
+    import numpy as np
+    import pandas as pd
+
+    import actorprof.write as write
+
+    monkeypatch.setattr(write, "_CSV_SLICE_CELLS", 3000)  # slices of 1,000 rows
+    rng = np.random.default_rng(rows)
+    frame = pd.DataFrame(
+        {"src_pe": rng.integers(0, 9, rows), "share": rng.random(rows), "kind": ["local"] * rows},
+        index=pd.Index(np.arange(rows) + 7, name="pair"),
+    )
+    written = write.OutputWriter(tmp_path, kind="links").csv(frame, "t", index=index)
+    assert written.read_bytes() == frame.to_csv(index=index, lineterminator="\n").encode()
