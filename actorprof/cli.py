@@ -1093,19 +1093,21 @@ def compare(
 
     console = Console(quiet=quiet, verbose=verbose)
     out = NamedOutputWriter(output_dir, kind="compare", fmt=fmt, dpi=dpi)
-    view = compare_runs(
-        run_a,
-        run_b,
-        names=names,
-        phase=phase,
-        label=label,
-        allow_different_pes=allow_different_pes,
-        num_pes=num_pes,
-        jobs=jobs,
-        cache=not no_cache,
-        cache_dir=cache_dir,
-        scheduler=scheduler,
-    )
+    with console.progress() as progress:
+        view = compare_runs(
+            run_a,
+            run_b,
+            names=names,
+            phase=phase,
+            label=label,
+            allow_different_pes=allow_different_pes,
+            num_pes=num_pes,
+            jobs=jobs,
+            cache=not no_cache,
+            cache_dir=cache_dir,
+            scheduler=scheduler,
+            progress=progress,
+        )
     write_compare(view, out)
     console.wrote(out.written)
     for side in (view.a, view.b):

@@ -90,25 +90,14 @@ def _big_run(folder: Path, *, pes: int = 16, lines: int = 150_000) -> None:
         (folder / f"PE{src}_send.csv").write_text(text)
 
 
-def test_report_shows_progress_on_a_terminal(tmp_path: Path) -> None:
-    run = tmp_path / "run"
-    _big_run(run / "logical")
+def _first_progress(argv: list[str]) -> tuple[bytes, float, bool]:
+    """What ``actorprof argv`` writes on a terminal's stderr until its first
+    progress line: the bytes, the seconds it took, whether it still runs."""
     primary, secondary = pty.openpty()
     env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT)}
     start = time.monotonic()
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "actorprof",
-            "report",
-            str(run),
-            "-o",
-            str(tmp_path / "out"),
-            "-j",
-            "1",
-            "--no-cache",
-        ],
+        [sys.executable, "-m", "actorprof", *argv],
         stdout=subprocess.DEVNULL,
         stderr=secondary,
         env=env,
@@ -131,9 +120,43 @@ def test_report_shows_progress_on_a_terminal(tmp_path: Path) -> None:
         proc.kill()
         proc.wait()
         os.close(primary)
+    return seen, elapsed, still_running
+
+
+def test_report_shows_progress_on_a_terminal(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    _big_run(run / "logical")
+    argv = ["report", str(run), "-o", str(tmp_path / "out"), "-j", "1", "--no-cache"]
+    seen, elapsed, still_running = _first_progress(argv)
     assert b"reading" in seen, seen
     assert b"files" in seen and b"MB" in seen
     # the report took longer than the wait for its first progress line
     assert still_running, "the trace was read too fast to test the progress line"
     print(f"first progress line after {elapsed:.2f} s")
     assert elapsed < 2.0, elapsed
+
+
+def test_compare_tells_progress_of_both_runs(tmp_path: Path) -> None:
+    """compare reports each run's reads to the progress sink (the CLI's line)."""
+    from actorprof.report.compare import compare_runs
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.begun: list[tuple[int, int]] = []
+            self.updates = 0
+
+        def begin(self, total_bytes: int, total_files: int) -> None:
+            self.begun.append((total_bytes, total_files))
+
+        def update(self, done_bytes: int, done_files: int) -> None:
+            self.updates += 1
+
+        def close(self) -> None:
+            pass
+
+    recorder = Recorder()
+    compare_runs(HISTO, HISTO, names="a,b", progress=recorder)
+    logical_bytes = sum(p.stat().st_size for p in (HISTO / "logical").glob("PE*_send.csv"))
+    # each run: its logical trace (4 files) and its overall profile (1 file)
+    assert recorder.begun.count((logical_bytes, 4)) == 2
+    assert len(recorder.begun) == 4 and recorder.updates >= 4

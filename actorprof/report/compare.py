@@ -15,6 +15,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._progress import ProgressSink
 from .._repr import Summarized, count
 from .._version import __version__
 from ..errors import ActorProfError, NoTraceError, UsageError
@@ -245,6 +246,7 @@ def _side(
     num_pes: int | None,
     engine: dict[str, Any],
     notes: list[str],
+    progress: ProgressSink | None = None,
 ) -> RunSide:
     traces = find_run_traces(path)
     reports: list[ReadReport] = []
@@ -252,7 +254,7 @@ def _side(
     if traces.logical is not None:
         report = ReadReport(kind="logical")
         logical = logical_view(
-            traces.logical, phase=phase, num_pes=num_pes, report=report, **engine
+            traces.logical, phase=phase, num_pes=num_pes, report=report, progress=progress, **engine
         )
         reports.append(report)
         if phase is None and len(traces.logical_phases) > 1:
@@ -264,7 +266,9 @@ def _side(
     group = None
     if traces.overall is not None:
         report = ReadReport(kind="overall")
-        overall = overall_view(traces.overall, label=label, num_pes=num_pes, report=report)
+        overall = overall_view(
+            traces.overall, label=label, num_pes=num_pes, report=report, progress=progress
+        )
         reports.append(report)
         groups = overall.groups
         if groups:
@@ -295,6 +299,7 @@ def compare_runs(
     cache: bool = False,
     cache_dir: str | PathLike[str] | None = None,
     scheduler: Any = None,
+    progress: ProgressSink | None = None,
 ) -> CompareView:
     """Read two runs and compare them (B relative to A).
 
@@ -316,6 +321,8 @@ def compare_runs(
         The PE count both runs must have (checked against each trace).
     jobs, cache, cache_dir, scheduler
         How the logical traces are read (see :func:`actorprof.logical_view`).
+    progress
+        Told how far each read has got (the CLI's progress line); None: silent.
 
     Returns
     -------
@@ -332,8 +339,19 @@ def compare_runs(
     name_a, name_b = run_names(a, b, names)
     engine = {"jobs": jobs, "cache": cache, "cache_dir": cache_dir, "scheduler": scheduler}
     notes: list[str] = []
-    side_a = _side(name_a, a, phase=phase, label=label, num_pes=num_pes, engine=engine, notes=notes)
-    side_b = _side(name_b, b, phase=phase, label=label, num_pes=num_pes, engine=engine, notes=notes)
+    side_a, side_b = (
+        _side(
+            name,
+            path,
+            phase=phase,
+            label=label,
+            num_pes=num_pes,
+            engine=engine,
+            notes=notes,
+            progress=progress,
+        )
+        for name, path in ((name_a, a), (name_b, b))
+    )
     for kind in ("logical", "overall"):
         view_a, view_b = getattr(side_a, kind), getattr(side_b, kind)
         if view_a is None or view_b is None:
