@@ -16,9 +16,9 @@ a type error, not ``Any``.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from ._lazy import lazy_exports
 from ._version import __version__
 
 __all__ = [
@@ -366,14 +366,4 @@ if TYPE_CHECKING:  # pragma: no cover
     from .report.findings import Severity
     from .report.traces import RunTraces
 else:
-
-    def __getattr__(name: str) -> object:
-        module = _EXPORTS.get(name)
-        if module is None:
-            raise AttributeError(f"module 'actorprof' has no attribute {name!r}")
-        value = getattr(importlib.import_module(f".{module}", __name__), name)
-        globals()[name] = value
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted(__all__)
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

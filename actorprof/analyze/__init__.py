@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 # The function ``imbalance`` shares its name with its module: importing the
 # module (any command does) sets the package's attribute to the module, so the
@@ -124,14 +125,4 @@ if TYPE_CHECKING:
         physical_pe_totals,
     )
 else:
-
-    def __getattr__(name: str) -> object:
-        module = _EXPORTS.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f".{module}", __name__), name)
-        globals()[name] = value
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted(__all__)
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

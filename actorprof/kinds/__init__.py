@@ -4,8 +4,9 @@ figures and writes its tables and summary."""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 __all__ = [
     "AggregationView",
@@ -79,14 +80,4 @@ if TYPE_CHECKING:
     from .physical import PhysicalView, build_physical_view, physical_view, write_physical
     from .timeline import TimelineView, timeline_view, write_timeline_figure
 else:
-
-    def __getattr__(name: str) -> object:
-        module = _EXPORTS.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f".{module}", __name__), name)
-        globals()[name] = value
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted(__all__)
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

@@ -7,8 +7,9 @@ for figures and files.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 __all__ = [
     "plot_bytes_bars",
@@ -44,14 +45,4 @@ if TYPE_CHECKING:
     from actorprof.plot.layouts import plot_layouts
     from actorprof.plot.timeline import plot_rate, plot_timeline_heat
 else:
-
-    def __getattr__(name: str) -> object:
-        module = _EXPORTS.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f".{module}", __name__), name)
-        globals()[name] = value
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted(__all__)
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

@@ -6,8 +6,9 @@ package's own.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 __all__ = [
     "FAST_BLOCK_BYTES",
@@ -86,14 +87,4 @@ if TYPE_CHECKING:
     from .papi import iter_papi, papi_files, read_papi
     from .physical import iter_physical, physical_file, read_physical
 else:
-
-    def __getattr__(name: str) -> object:
-        module = _EXPORTS.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f".{module}", __name__), name)
-        globals()[name] = value
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted(__all__)
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

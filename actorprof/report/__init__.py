@@ -3,8 +3,9 @@ HTML page) and the comparison of two runs."""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 __all__ = [
     "CompareView",
@@ -33,14 +34,4 @@ if TYPE_CHECKING:
     from .findings import Finding, report_findings
     from .run import RunReport, run_report
 else:
-
-    def __getattr__(name: str) -> object:
-        module = _EXPORTS.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f".{module}", __name__), name)
-        globals()[name] = value
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted(__all__)
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)
