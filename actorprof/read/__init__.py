@@ -64,13 +64,20 @@ _EXPORTS = {
     "read_papi": "papi",
     "read_physical": "physical",
     "require_trace_lines": "_scan",
-    "small_file_text": "logical",
+    "small_file_text": "_files",
     "stdout_file": "_files",
 }
 
 if TYPE_CHECKING:
     from ._fastscan import FAST_BLOCK_BYTES
-    from ._files import TraceFile, check_input_path, find_pe_files, list_folder, stdout_file
+    from ._files import (
+        TraceFile,
+        check_input_path,
+        find_pe_files,
+        list_folder,
+        small_file_text,
+        stdout_file,
+    )
     from ._report import FileReport, ReadReport, SkippedLine
     from ._scan import require_trace_lines
     from .logical import (
@@ -81,7 +88,6 @@ if TYPE_CHECKING:
         logical_files,
         new_key_table,
         read_logical,
-        small_file_text,
     )
     from .overall import read_overall
     from .papi import iter_papi, papi_files, read_papi

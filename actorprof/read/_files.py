@@ -27,6 +27,7 @@ __all__ = [
     "list_folder",
     "pe_trace_files",
     "select_phase",
+    "small_file_text",
 ]
 
 _PATTERNS = {
@@ -157,6 +158,25 @@ def _find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
             "Is this the folder the traced program ran in?"
         )
     return {k: [v[pe] for pe in sorted(v)] for k, v in sorted(phases.items())}
+
+
+def small_file_text(path: str | Path, limit: int) -> bytes | None:
+    """The whole text of a file of at most ``limit`` bytes ending with a line end.
+
+    Small PE files (a few dozen lines each at 65,536 PEs) are parsed many at
+    a time; None when the file must be read on its own (unreadable, empty,
+    larger, or a cut last line: the one-file route names the problem).
+    """
+    try:
+        with open(path, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size > limit:
+                return None  # not read twice
+            text = handle.read(limit + 1)
+    except OSError:
+        return None
+    if not text or len(text) > limit or not text.endswith(b"\n"):
+        return None
+    return text
 
 
 def list_folder(path: Path) -> tuple[list[str], list[str]]:

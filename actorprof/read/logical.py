@@ -13,7 +13,7 @@ import pandas as pd
 from .._text import format_ranges
 from ..schema import LOGICAL_COLUMNS, LOGICAL_DTYPES, LOGICAL_INT_COLUMNS, MAX_MSG_BYTES
 from ._fastscan import FAST_BLOCK_BYTES, BlockBuffer, KeyTable, tokenize_block
-from ._files import TraceFile, pe_trace_files
+from ._files import TraceFile, pe_trace_files, small_file_text
 from ._report import FileReport, ReadReport
 from ._scan import (
     PE_LIMIT_PREFIX,
@@ -225,21 +225,6 @@ def _mismatch_warning(trace_file: TraceFile, mismatched: int) -> str:
         f"{trace_file.path}: {mismatched} line(s) have src_pe != {trace_file.pe} "
         "(the PE in the file name); they are counted under the src_pe they carry"
     )
-
-
-def small_file_text(path: str | Path, block_bytes: int) -> bytes | None:
-    """The whole text of a file of at most ``block_bytes`` ending with a line
-    end, to be tokenized with others (:func:`canonical_lines`); None when it
-    must be read on its own (unreadable, empty, larger, or a cut last line:
-    the block loop names the problem)."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(block_bytes + 1)
-    except OSError:
-        return None
-    if not data or len(data) > block_bytes or not data.endswith(b"\n"):
-        return None
-    return data
 
 
 def _read_batched(

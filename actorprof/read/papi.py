@@ -25,7 +25,6 @@ names were meant for another trace).
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -45,7 +44,7 @@ from ..schema import (
     papi_columns,
     papi_dtypes,
 )
-from ._files import TraceFile, pe_trace_files
+from ._files import TraceFile, pe_trace_files, small_file_text
 from ._report import FileReport, ReadReport
 from ._scan import (
     DEFAULT_BLOCK_BYTES,
@@ -364,7 +363,7 @@ def _papi_frames(
     group: list[tuple[TraceFile, bytes]] = []
     size = 0
     for trace_file in files:
-        text = _small_file(trace_file.path, limit)
+        text = small_file_text(trace_file.path, limit)
         if text is None or size + len(text) > limit:
             yield from _group_frames(group, spec, report, check, block_bytes, line_numbers)
             group, size = [], 0
@@ -389,20 +388,6 @@ def _group_frames(
             yield from _file_frames(segment[0][0], spec, report, check, block_bytes, line_numbers)
         else:
             yield from _joined_frames(segment, joined, spec, report, line_numbers)
-
-
-def _small_file(path: Path, limit: int) -> bytes | None:
-    """The whole text of a file of at most ``limit`` bytes ending with a line end."""
-    try:
-        with open(path, "rb") as handle:
-            if os.fstat(handle.fileno()).st_size > limit:
-                return None
-            text = handle.read(limit + 1)
-    except OSError:
-        return None  # the one-file route names the error
-    if not text or len(text) > limit or not text.endswith(b"\n"):
-        return None
-    return text
 
 
 def _segments(
