@@ -378,17 +378,12 @@ def compare_run(
 
     topology, links = layout, compared(layout)
     if layout not in detected and detected:
-        # the topology that explains the most links (the first on ties); one
-        # link table held at a time besides the best (millions of rows each)
-        best: tuple[int, Topology, pd.DataFrame] | None = None
-        for candidate in detected:
-            tried = compared(candidate)
-            unexplained = int((tried["status"] != "explained").sum())
-            if best is None or unexplained < best[0]:
-                best = (unexplained, candidate, tried)
-            del tried
-        assert best is not None
-        _, topology, links = best
+        # the topology that explains the most links (the first on ties); a
+        # generator, so one link table (millions of rows) is held besides the best
+        topology, links = min(
+            ((t, compared(t)) for t in detected),
+            key=lambda tl: int((tl[1]["status"] != "explained").sum()),
+        )
         notes.append(
             f"the layout implies {layout.describe()}, but the physical trace's links are "
             f"those of {' or '.join(t.describe() for t in detected)}: compared as "
