@@ -62,36 +62,26 @@ def main() -> int:
             print(f"generated {trace} in {time.perf_counter() - t:.0f} s", file=sys.stderr)
         size = sum(f.stat().st_size for f in trace.iterdir())
         out = Path(tempfile.mkdtemp(prefix="actorprof-out-"))
+        commands = ["logical"] if args.skip_report else ["logical", "report"]
         ways: dict[str, list[str]] = {
             "cat": [f"find {trace} -name '*.csv' -print0 | xargs -0 cat > /dev/null"],
-            "logical": [
-                sys.executable,
-                "-m",
-                "actorprof",
-                "logical",
-                str(trace),
-                "--no-cache",
-                "-j",
-                str(args.jobs),
-                "-q",
-                "-o",
-                str(out / "logical"),
-            ],
+            **{
+                name: [
+                    sys.executable,
+                    "-m",
+                    "actorprof",
+                    name,
+                    str(trace),
+                    "--no-cache",
+                    "-j",
+                    str(args.jobs),
+                    "-q",
+                    "-o",
+                    str(out / name),
+                ]
+                for name in commands
+            },
         }
-        if not args.skip_report:
-            ways["report"] = [
-                sys.executable,
-                "-m",
-                "actorprof",
-                "report",
-                str(trace),
-                "--no-cache",
-                "-j",
-                str(args.jobs),
-                "-q",
-                "-o",
-                str(out / "report"),
-            ]
         runs: dict[str, list[tuple[float, float]]] = {name: [] for name in ways}
         for _ in range(args.repeat):  # alternate the ways, then take medians
             for name, argv in ways.items():
