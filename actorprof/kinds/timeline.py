@@ -5,6 +5,7 @@ Also builds the Chrome Trace Event (Perfetto) export of the same data.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
 from os import PathLike
@@ -99,11 +100,7 @@ class _Extremes:
             order = np.argsort(times, kind="stable")
             pick = np.concatenate([order[: self.keep], order[-self.keep :]])
             times, lines = times[pick], lines[pick]
-        held = self.by_file.setdefault(path, [])
-        held.extend(zip(times.tolist(), lines.tolist(), strict=True))
-        if len(held) > 4 * self.keep:
-            held.sort()
-            del held[self.keep : -self.keep]
+        self._hold(path, zip(times.tolist(), lines.tolist(), strict=True))
 
     def add_files(
         self, paths: list[str], files: np.ndarray, times: np.ndarray, lines: np.ndarray
@@ -126,11 +123,15 @@ class _Extremes:
         bounds = np.flatnonzero(np.r_[True, files[1:] != files[:-1], True]).tolist()
         held_files, held_times, held_lines = files.tolist(), times.tolist(), lines.tolist()
         for a, b in pairwise(bounds):
-            held = self.by_file.setdefault(paths[held_files[a]], [])
-            held.extend(zip(held_times[a:b], held_lines[a:b], strict=True))
-            if len(held) > 4 * self.keep:
-                held.sort()
-                del held[self.keep : -self.keep]
+            self._hold(paths[held_files[a]], zip(held_times[a:b], held_lines[a:b], strict=True))
+
+    def _hold(self, path: str, found: Iterable[tuple[float, int]]) -> None:
+        """Keep ``found`` (time, line) of ``path``, trimmed to its extremes now and then."""
+        held = self.by_file.setdefault(path, [])
+        held.extend(found)
+        if len(held) > 4 * self.keep:
+            held.sort()
+            del held[self.keep : -self.keep]
 
     def outliers(self, window: tuple[float, float] | None) -> list[OutlierTime]:
         """Held lines that are outliers, in file then line order, at most ``keep``."""
