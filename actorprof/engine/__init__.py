@@ -4,6 +4,6 @@
 map step of ``map`` on it; ``cache`` keeps each file's reduced data.
 """
 
-from .run import DEFAULT_SPLIT_BYTES, Engine, reduce_logical
+from .run import DEFAULT_SPLIT_BYTES, Engine, reduce_logical, run_map
 
-__all__ = ["DEFAULT_SPLIT_BYTES", "Engine", "reduce_logical"]
+__all__ = ["DEFAULT_SPLIT_BYTES", "Engine", "reduce_logical", "run_map"]

@@ -14,11 +14,11 @@ numbers, line accounting and errors as the plain reader
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -30,7 +30,16 @@ from ..schema import LOGICAL_COLUMNS
 from .batch import reduce_small_files
 from .map import FileResult, Packed, RangeResult, UnitResult, merge_ranges, reduce_range
 
-__all__ = ["DEFAULT_SPLIT_BYTES", "SCHEDULER_TIMEOUT_S", "Engine", "reduce_logical"]
+__all__ = [
+    "DEFAULT_SPLIT_BYTES",
+    "SCHEDULER_TIMEOUT_S",
+    "Engine",
+    "reduce_logical",
+    "run_map",
+]
+
+U = TypeVar("U")
+R = TypeVar("R")
 
 #: Files larger than this are cut into ranges of about this size.
 DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
@@ -342,21 +351,33 @@ def _size(path: Path) -> int:
 def _run(
     units: list[Unit], engine: Engine, *, serial: bool = False
 ) -> Iterator[tuple[Unit, UnitResult]]:
-    """Run the map over ``units``, yielding results as they finish."""
+    """Run the logical map over ``units``, yielding results as they finish."""
+    return run_map(run_unit, units, engine, serial=serial)
+
+
+def run_map(
+    func: Callable[[U], R], units: Sequence[U], engine: Engine, *, serial: bool = False
+) -> Iterator[tuple[U, R]]:
+    """``func`` over ``units`` the ``engine``'s way (this process, local
+    processes or a Dask cluster), yielding ``(unit, result)`` as they finish.
+
+    ``func`` must be a module-level function and units and results picklable
+    (they travel to workers). A unit's exception is raised here.
+    """
     if not units:
         return
     if engine.scheduler is not None:
-        yield from _run_dask(units, engine.scheduler, engine.scheduler_timeout)
+        yield from _run_dask(func, units, engine.scheduler, engine.scheduler_timeout)
         return
     workers = 1 if serial else min(engine.workers, len(units))
     if workers <= 1:
         for unit in units:
-            yield unit, run_unit(unit)
+            yield unit, func(unit)
         return
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
-        futures = {pool.submit(run_unit, unit): unit for unit in units}
+        futures = {pool.submit(func, unit): unit for unit in units}
         for future in as_completed(futures):
             yield futures[future], future.result()
 
@@ -376,8 +397,8 @@ def _pool_context() -> Any:
 
 
 def _run_dask(
-    units: list[Unit], scheduler: Any, timeout: float | None
-) -> Iterator[tuple[Unit, UnitResult]]:
+    func: Callable[[U], R], units: Sequence[U], scheduler: Any, timeout: float | None
+) -> Iterator[tuple[U, R]]:
     try:
         from distributed import Client, as_completed
     except ImportError as exc:
@@ -396,7 +417,7 @@ def _run_dask(
     else:
         client = scheduler
     try:
-        futures = client.map(run_unit, units, pure=False)
+        futures = client.map(func, units, pure=False)
         unit_of = {future.key: unit for future, unit in zip(futures, units, strict=True)}
         for future in as_completed(futures, loop=client.loop):  # type: ignore[no-untyped-call,unused-ignore]
             yield unit_of[future.key], future.result()
