@@ -1084,7 +1084,7 @@ def test_phase_names_that_are_not_utf8(tmp_path: Path) -> None:
 
 
 def deny(monkeypatch: pytest.MonkeyPatch, denied: Path) -> None:
-    """Make ``open`` of ``denied`` fail as a file without read permission does."""
+    """Make ``open`` (and ``os.open``) of ``denied`` fail as a file without read permission does."""
     real_open = builtins.open
 
     def guarded(file: Any, *args: Any, **kws: Any) -> Any:
@@ -1092,7 +1092,15 @@ def deny(monkeypatch: pytest.MonkeyPatch, denied: Path) -> None:
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kws)
 
+    real_os_open = os.open
+
+    def guarded_os(file: Any, *args: Any, **kws: Any) -> Any:
+        if isinstance(file, (str, os.PathLike)) and Path(file) == denied:
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_os_open(file, *args, **kws)
+
     monkeypatch.setattr(builtins, "open", guarded)
+    monkeypatch.setattr(os, "open", guarded_os)  # small files are read with os.open
 
 
 UNREADABLE = [

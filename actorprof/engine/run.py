@@ -244,7 +244,10 @@ def _results(
     done_files = len(found)
     if progress is not None:
         progress.update(done_bytes, done_files)
-    sizes = {i: _size(f.path) for i, f in enumerate(files) if i not in found}
+    planned = report.sizes_planned
+    if len(planned) != len(files):
+        planned = [_size(f.path) for f in files]
+    sizes = {i: size for i, size in enumerate(planned) if i not in found}
     serial = sum(sizes.values()) < engine.parallel_min_bytes
     units = _plan(files, sizes, report, engine, 1 if serial else engine.workers, cache is not None)
     left = dict.fromkeys(sizes, 0)
@@ -264,7 +267,8 @@ def _results(
         if progress is not None:
             progress.update(done_bytes, done_files)
     for i, ranges in parts.items():
-        ranges.sort(key=lambda r: r.start)
+        if len(ranges) > 1:
+            ranges.sort(key=lambda r: r.start)
         found[i] = merge_ranges(ranges, pe=files[i].pe, phase=files[i].phase)
     if cache is not None and parts:
         cache.save(path, files, found, phase=phase, options=options, report=report)

@@ -157,6 +157,9 @@ class ReadReport(Summarized):
     #: What the read will go through (set when its files are listed): for progress.
     bytes_planned: int = 0
     files_planned: int = 0
+    #: Each planned file's size, in file order (the engine plans its work
+    #: from them: one stat per file, not two).
+    sizes_planned: list[int] = field(default_factory=list, repr=False, compare=False)
     _done_files: int = field(default=0, repr=False, compare=False)
     _done_bytes: int = field(default=0, repr=False, compare=False)
 

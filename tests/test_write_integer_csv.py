@@ -1,0 +1,69 @@
+"""The integer fast path of ``OutputWriter.csv`` writes what ``to_csv`` writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from actorprof.write import OutputWriter, _integer_columns, integer_rows
+
+DTYPES = ["int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8"]
+
+
+def _random_frame(rng: np.random.Generator) -> pd.DataFrame:
+    n = int(rng.integers(1, 60))
+    columns = {}
+    for k in range(int(rng.integers(1, 6))):
+        dtype = np.dtype(str(rng.choice(DTYPES)))
+        info = np.iinfo(dtype)
+        low = max(int(info.min), -(10 ** int(rng.integers(0, 19))))
+        high = min(int(info.max), 10 ** int(rng.integers(0, 19)))
+        values = rng.integers(low, high, n, dtype=dtype, endpoint=True)
+        values[0] = info.min if rng.random() < 0.3 else values[0]
+        values[-1] = info.max if rng.random() < 0.3 else values[-1]
+        columns[f"col {k}" if k % 2 else f"c{k}"] = values
+    return pd.DataFrame(columns)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_integer_rows_equal_to_csv(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    frame = _random_frame(rng)
+    for index in (False, True):
+        if index and seed % 2:
+            frame.index = rng.integers(-(10**12), 10**12, len(frame))
+        columns = _integer_columns(frame, index=index)
+        assert columns is not None
+        expected = frame.to_csv(index=index, header=False, lineterminator="\n").encode()
+        assert integer_rows(columns) == expected
+
+
+def test_writer_fast_and_general_paths_agree(tmp_path: Path) -> None:
+    rng = np.random.default_rng(7)
+    ints = pd.DataFrame(
+        {"src_pe": rng.integers(0, 65536, 5000), "bytes": rng.integers(-9, 10**12, 5000)}
+    )
+    ints.index.name = "row"
+    mixed = ints.assign(share=ints["bytes"] / 3.0)  # a float column: the general path
+    nullable = ints.astype({"src_pe": "Int64"})  # missing values possible: general path
+    assert _integer_columns(mixed, index=False) is None
+    assert _integer_columns(nullable, index=False) is None
+    out = OutputWriter(tmp_path, kind="t")
+    for name, frame in {"ints": ints, "mixed": mixed, "nullable": nullable}.items():
+        for index in (False, True):
+            written = out.csv(frame, f"{name}{index}", index=index).read_bytes()
+            assert written == frame.to_csv(index=index, lineterminator="\n").encode()
+    empty = out.csv(ints.iloc[:0], "empty", index=False).read_bytes()
+    assert empty == b"src_pe,bytes\n"
+
+
+def test_writer_slices_big_integer_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import actorprof.write as write
+
+    monkeypatch.setattr(write, "_CSV_SLICE_CELLS", 10)  # many slices: header once, rows in order
+    frame = pd.DataFrame({"a": np.arange(1000), "b": np.arange(1000)[::-1] * -7})
+    written = OutputWriter(tmp_path, kind="t").csv(frame, "big", index=False).read_bytes()
+    assert written == frame.to_csv(index=False, lineterminator="\n").encode()
