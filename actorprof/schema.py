@@ -73,6 +73,7 @@ __all__ = [
     "PHYSICAL_PE_TABLE_COLUMNS",
     "SEND_TYPES",
     "TIME_COLUMNS",
+    "PlainList",
     "papi_columns",
     "papi_dtypes",
     "papi_pe_columns",
@@ -308,3 +309,9 @@ CONVEYORS_CHECK_COLUMNS: Final = (
     "reason",
 )
 AGGREGATION_LINK_COLUMNS: Final = (*CONVEYORS_CHECK_COLUMNS, "items_error", "wire_bytes_error")
+
+
+class PlainList(list):  # type: ignore[type-arg]
+    """A list of values already plain for JSON (dicts, lists, str, int,
+    float, bool, None; no numpy): the writer passes it through unconverted
+    (a 65,536-PE summary has one accounting entry per trace file)."""

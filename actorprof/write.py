@@ -22,6 +22,7 @@ import numpy as np
 
 from ._text import printable_name
 from .errors import ActorProfError
+from .schema import PlainList
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -394,7 +395,7 @@ def save_png(fig: Figure, handle: BinaryIO, *, dpi: float) -> None:
 
 def to_jsonable(data: Any) -> Any:
     """Convert numpy/pandas scalars and containers for :func:`json.dumps`."""
-    if data is None or type(data) in _PLAIN:  # most values: no conversion
+    if data is None or type(data) in _PLAIN or type(data) is PlainList:  # no conversion
         return data
     if isinstance(data, dict):
         return {str(k): to_jsonable(v) for k, v in data.items()}

@@ -64,6 +64,8 @@ class TraceFile:
 #: changes whenever an entry is added, removed or renamed.
 _LISTED: dict[tuple[str, int, int, str], dict[str, list[TraceFile]]] = {}
 _LISTED_MAX = 8
+#: Recent folder listings by (folder, its inode and mtime): file and folder names.
+_NAMES: dict[tuple[str, int, int], tuple[tuple[str, ...], tuple[str, ...]]] = {}
 _SETTLED_S = 2.0
 
 
@@ -205,6 +207,11 @@ def list_folder(path: Path) -> tuple[list[str], list[str]]:
     OSError
         The folder cannot be listed.
     """
+    info = os.stat(path)
+    key = (str(path), info.st_ino, info.st_mtime_ns)
+    known = _NAMES.get(key)
+    if known is not None:
+        return list(known[0]), list(known[1])
     files: list[str] = []
     folders: list[str] = []
     with os.scandir(path) as entries:
@@ -216,7 +223,15 @@ def list_folder(path: Path) -> tuple[list[str], list[str]]:
                     folders.append(entry.name)
             except OSError:
                 continue  # vanished, or a loop of symlinks: neither a file nor a folder
-    return sorted(files), sorted(folders)
+    files.sort()
+    folders.sort()
+    # kept once the folder is settled (as find_pe_files' listings): a report
+    # lists a run folder for each kind, and a command for its location too
+    if time.time() - info.st_mtime > _SETTLED_S:
+        if len(_NAMES) >= _LISTED_MAX:
+            _NAMES.pop(next(iter(_NAMES)))
+        _NAMES[key] = (tuple(files), tuple(folders))
+    return files, folders
 
 
 def compressed_pe_files(candidates: list[Path], kind: str) -> list[Path]:

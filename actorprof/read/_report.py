@@ -15,6 +15,7 @@ from typing import Any
 
 from .._repr import Summarized, count
 from ..errors import ActorProfWarning
+from ..schema import PlainList
 
 __all__ = ["FileReport", "ReadReport", "SkippedLine"]
 
@@ -34,11 +35,9 @@ class SkippedLine:
     reason: str
     text: str
 
-    def to_dict(self, *, files: bool = True) -> dict[str, Any]:
-        """JSON-able accounting; ``files=False`` leaves out the per-file entries
-        (``files`` is then empty: a summary printed on stderr needs no 65,536 of them).
-        """
-        return {"line": self.line, "reason": self.reason, "text": self.text}
+    def to_dict(self) -> dict[str, Any]:
+        """The line as plain JSON values."""
+        return {"line": int(self.line), "reason": str(self.reason), "text": str(self.text)}
 
 
 @dataclass
@@ -118,14 +117,15 @@ class FileReport:
         """JSON-able accounting; ``files=False`` leaves out the per-file entries
         (``files`` is then empty: a summary printed on stderr needs no 65,536 of them).
         """
+        # plain Python values only (see PlainList): counts may come from numpy
         return {
-            "path": self.path,
-            "pe": self.pe,
-            "bytes": self.bytes_read,
-            "lines_read": self.lines_read,
-            "lines_blank": self.lines_blank,
-            "lines_skipped": self.lines_skipped,
-            "skipped_by_reason": dict(sorted(self.skipped.items())),
+            "path": str(self.path),
+            "pe": None if self.pe is None else int(self.pe),
+            "bytes": int(self.bytes_read),
+            "lines_read": int(self.lines_read),
+            "lines_blank": int(self.lines_blank),
+            "lines_skipped": int(self.lines_skipped),
+            "skipped_by_reason": {str(k): int(v) for k, v in sorted(self.skipped.items())},
             "first_skipped": [e.to_dict() for e in self.examples],
         }
 
@@ -252,7 +252,7 @@ class ReadReport(Summarized):
             "lines_read": self.lines_read,
             "lines_skipped": self.lines_skipped,
             "warnings": list(self.warnings),
-            "files": [f.to_dict() for f in self.files] if files else [],
+            "files": PlainList(f.to_dict() for f in self.files) if files else [],
         }
 
     def emit_python_warnings(self) -> None:
