@@ -176,6 +176,33 @@ def engine_options(func: F) -> F:
     return func
 
 
+def parallel_options(func: F) -> F:
+    """Worker processes and a Dask cluster, for commands that keep no cache."""
+    options = [
+        click.option(
+            "-j",
+            "--jobs",
+            type=click.IntRange(min=0),
+            default=0,
+            metavar="N",
+            help="Worker processes reading files in parallel. Default (0): the CPUs this "
+            "process may use (its affinity, e.g. taskset or a SLURM allocation, and at most "
+            "SLURM_CPUS_PER_TASK).",
+        ),
+        click.option(
+            "--scheduler",
+            default=None,
+            metavar="ADDRESS",
+            envvar="ACTORPROF_SCHEDULER",
+            help="Read on this dask.distributed scheduler (e.g. tcp://node:8786) instead "
+            "of local processes; env ACTORPROF_SCHEDULER. Needs actorprof[dask].",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
 log_option = click.option(
     "--log/--linear",
     "log_scale",
@@ -433,6 +460,7 @@ Examples:
 @phase_option("Only this phase (default: every phase found, on one time axis).")
 @bins_option(200, "Time bins in the figure and the CSV.")
 @timeline_log_option
+@parallel_options
 @handle_errors
 def timeline(
     trace_dir: Path,
@@ -445,6 +473,8 @@ def timeline(
     phase: str | None,
     bins: int,
     log_scale: bool,
+    jobs: int,
+    scheduler: str | None,
 ) -> None:
     """Messages sent per PE over time: rate, PE x time heat strip, phases.
 
@@ -460,7 +490,12 @@ def timeline(
     reports: dict[str, ReadReport] = {}
     with console.progress() as progress:
         view = timeline_view(
-            trace_dir, phase=phase, num_pes=num_pes, reports=reports, progress=progress
+            trace_dir,
+            phase=phase,
+            num_pes=num_pes,
+            reports=reports,
+            progress=progress,
+            engine=make_engine(jobs, None, True, scheduler),
         )
     write_timeline_figure(view, out, bins=bins, log_scale=log_scale)
     out.csv(view.display(bins).counts, "counts")
@@ -508,6 +543,7 @@ Examples:
     metavar="DIR",
     help="PAPI trace of the same run (default: TRACE_DIR, if it holds one).",
 )
+@parallel_options
 @handle_errors
 def export(
     trace_dir: Path,
@@ -519,6 +555,8 @@ def export(
     phase: str | None,
     bins: int,
     papi_path: Path | None,
+    jobs: int,
+    scheduler: str | None,
 ) -> None:
     """Export send rates per PE as a trace for Perfetto / chrome://tracing.
 
@@ -542,7 +580,12 @@ def export(
     reports: dict[str, ReadReport] = {}
     with console.progress() as progress:
         view = timeline_view(
-            trace_dir, phase=phase, num_pes=num_pes, reports=reports, progress=progress
+            trace_dir,
+            phase=phase,
+            num_pes=num_pes,
+            reports=reports,
+            progress=progress,
+            engine=make_engine(jobs, None, True, scheduler),
         )
     papi = None
     if papi_path is None and trace_dir != run_dir:

@@ -17,12 +17,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from actorprof.analyze.timeline import TimelineAccumulator
+from actorprof.analyze.timeline import TimeExtremes, TimelineAccumulator
 from actorprof.errors import TraceFormatError
 from actorprof.kinds.timeline import (
     PhaseSpan,
     TimelineView,
-    _Extremes,
     _outlier_warning,
     perfetto_trace,
     timeline_view,
@@ -150,7 +149,7 @@ def _file_by_file_view(path: Path) -> TimelineView:
     """The timeline view as it was read before batching: one file at a time."""
     report = ReadReport(kind="logical")
     acc = TimelineAccumulator()
-    extremes = _Extremes()
+    extremes = TimeExtremes()
     for chunk in iter_logical(path, report=report, line_numbers=True):
         acc.add(chunk)
         extremes.add(report.files[-1].path, chunk["time_s"].to_numpy(), chunk["line"].to_numpy())

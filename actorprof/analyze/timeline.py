@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from itertools import pairwise
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,9 +31,12 @@ from .._repr import Summarized, count
 
 __all__ = [
     "MAX_TIME_S",
+    "OUTLIER_EXAMPLES",
     "OUTLIER_FACTOR",
     "OUTLIER_GAP_S",
     "OUTLIER_QUANTILE",
+    "OutlierTime",
+    "TimeExtremes",
     "Timeline",
     "TimelineAccumulator",
     "is_outlier",
@@ -39,6 +44,7 @@ __all__ = [
     "rebin",
     "rebin_onto",
     "send_timeline",
+    "time_text",
 ]
 
 _PE_SHIFT = np.int64(1) << np.int64(44)  # key = pe * 2**44 + bin (bin < 2**44)
@@ -498,3 +504,98 @@ def rebin(timeline: Timeline, bins: int) -> Timeline:
         counts=pd.DataFrame(out, index=index, columns=timeline.counts.columns),
         bin_s=width,
     )
+
+
+@dataclass(frozen=True)
+class OutlierTime:
+    """A line whose time is an outlier (see docs/timeline.md): where, and its value."""
+
+    path: str
+    line: int
+    time_s: float
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {time_text(self.time_s)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        finite = bool(np.isfinite(self.time_s))
+        return {"path": self.path, "line": self.line, "time_s": self.time_s if finite else None}
+
+
+def time_text(t: float) -> str:
+    """A time for a message: 6 decimals, or ``%g`` when huge or not finite."""
+    return f"{t:.6f}" if np.isfinite(t) and abs(t) < 1e12 else f"{t:g}"
+
+
+#: Outlier lines named per warning (the count says how many there are).
+OUTLIER_EXAMPLES = 3
+
+
+class TimeExtremes:
+    """The few smallest and largest times of each file, with their lines.
+
+    An outlier is far from the bulk, so the first ones of each file are among
+    its extremes: kept while streaming, they name outliers by file and line
+    once the window is known, without a second read.
+    """
+
+    def __init__(self, keep: int = OUTLIER_EXAMPLES) -> None:
+        self.keep = keep
+        self.by_file: dict[str, list[tuple[float, int]]] = {}
+
+    def add(self, path: str, times: np.ndarray, lines: np.ndarray) -> None:
+        timed = ~np.isnan(times)
+        times, lines = times[timed], lines[timed]
+        if len(times) > 2 * self.keep:
+            order = np.argsort(times, kind="stable")
+            pick = np.concatenate([order[: self.keep], order[-self.keep :]])
+            times, lines = times[pick], lines[pick]
+        self._hold(path, zip(times.tolist(), lines.tolist(), strict=True))
+
+    def add_files(
+        self, paths: list[str], files: np.ndarray, times: np.ndarray, lines: np.ndarray
+    ) -> None:
+        """:meth:`add` of each file's rows of a chunk that holds many files
+        (``files``: each row's index in ``paths``, rows in file then line order)."""
+        timed = ~np.isnan(times)
+        files, times, lines = files[timed], times[timed], lines[timed]
+        if not len(times):
+            return
+        order = np.lexsort((times, files))  # stable: equal times in line order
+        files, times, lines = files[order], times[order], lines[order]
+        starts = np.flatnonzero(np.r_[True, files[1:] != files[:-1]])
+        sizes = np.diff(np.r_[starts, len(files)])
+        rank = np.arange(len(files)) - np.repeat(starts, sizes)
+        size = np.repeat(sizes, sizes)
+        # a file's `keep` smallest and largest times, as add picks them
+        pick = (size <= 2 * self.keep) | (rank < self.keep) | (rank >= size - self.keep)
+        files, times, lines = files[pick], times[pick], lines[pick]
+        bounds = np.flatnonzero(np.r_[True, files[1:] != files[:-1], True]).tolist()
+        held_files, held_times, held_lines = files.tolist(), times.tolist(), lines.tolist()
+        for a, b in pairwise(bounds):
+            self._hold(paths[held_files[a]], zip(held_times[a:b], held_lines[a:b], strict=True))
+
+    def merge(self, other: TimeExtremes) -> None:
+        """Add the extremes ``other`` holds (files read after this one's, in order)."""
+        for path, held in other.by_file.items():
+            self._hold(path, held)
+
+    def _hold(self, path: str, found: Iterable[tuple[float, int]]) -> None:
+        """Keep ``found`` (time, line) of ``path``, trimmed to its extremes now and then."""
+        held = self.by_file.setdefault(path, [])
+        held.extend(found)
+        if len(held) > 4 * self.keep:
+            held.sort()
+            del held[self.keep : -self.keep]
+
+    def outliers(self, window: tuple[float, float] | None) -> list[OutlierTime]:
+        """Held lines that are outliers, in file then line order, at most ``keep``."""
+        found = []
+        for path, held in self.by_file.items():
+            times = np.asarray([t for t, _ in held], dtype=np.float64)
+            for (t, line), out in zip(held, is_outlier(times, window), strict=True):
+                if out:
+                    found.append(OutlierTime(path, int(line), float(t)))
+        order = {path: i for i, path in enumerate(self.by_file)}
+        found.sort(key=lambda o: (order[o.path], o.line))
+        return found[: self.keep]

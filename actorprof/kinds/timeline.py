@@ -5,31 +5,35 @@ Also builds the Chrome Trace Event (Perfetto) export of the same data.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import pairwise
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._progress import ProgressSink, track
+from .._progress import ProgressSink
 from .._repr import Summarized, count
 from .._text import run_name
 from .._version import __version__
 from ..analyze.imbalance import imbalance
 from ..analyze.timeline import (
     MAX_TIME_S,
+    OUTLIER_EXAMPLES,
+    OutlierTime,
+    TimeExtremes,
     Timeline,
     TimelineAccumulator,
     is_outlier,
     rebin,
     rebin_onto,
+    time_text,
 )
+from ..engine import Engine
+from ..engine.timeline import reduce_times
 from ..errors import ActorProfError
 from ..read import ReadReport, find_pe_files
-from ..read.logical import iter_logical
+from ..read.logical import logical_files
 
 if TYPE_CHECKING:
     from ..write import Sink
@@ -57,100 +61,11 @@ class PhaseSpan:
     messages: int
 
 
-@dataclass(frozen=True)
-class OutlierTime:
-    """A line whose time is an outlier (see docs/timeline.md): where, and its value."""
-
-    path: str
-    line: int
-    time_s: float
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {_time_text(self.time_s)}"
-
-    def to_dict(self) -> dict[str, Any]:
-        finite = bool(np.isfinite(self.time_s))
-        return {"path": self.path, "line": self.line, "time_s": self.time_s if finite else None}
-
-
-def _time_text(t: float) -> str:
-    return f"{t:.6f}" if np.isfinite(t) and abs(t) < 1e12 else f"{t:g}"
-
-
-#: Outlier lines named per warning (the count says how many there are).
-OUTLIER_EXAMPLES = 3
-
-
-class _Extremes:
-    """The few smallest and largest times of each file, with their lines.
-
-    An outlier is far from the bulk, so the first ones of each file are among
-    its extremes: kept while streaming, they name outliers by file and line
-    once the window is known, without a second read.
-    """
-
-    def __init__(self, keep: int = OUTLIER_EXAMPLES) -> None:
-        self.keep = keep
-        self.by_file: dict[str, list[tuple[float, int]]] = {}
-
-    def add(self, path: str, times: np.ndarray, lines: np.ndarray) -> None:
-        timed = ~np.isnan(times)
-        times, lines = times[timed], lines[timed]
-        if len(times) > 2 * self.keep:
-            order = np.argsort(times, kind="stable")
-            pick = np.concatenate([order[: self.keep], order[-self.keep :]])
-            times, lines = times[pick], lines[pick]
-        self._hold(path, zip(times.tolist(), lines.tolist(), strict=True))
-
-    def add_files(
-        self, paths: list[str], files: np.ndarray, times: np.ndarray, lines: np.ndarray
-    ) -> None:
-        """:meth:`add` of each file's rows of a chunk that holds many files
-        (``files``: each row's index in ``paths``, rows in file then line order)."""
-        timed = ~np.isnan(times)
-        files, times, lines = files[timed], times[timed], lines[timed]
-        if not len(times):
-            return
-        order = np.lexsort((times, files))  # stable: equal times in line order
-        files, times, lines = files[order], times[order], lines[order]
-        starts = np.flatnonzero(np.r_[True, files[1:] != files[:-1]])
-        sizes = np.diff(np.r_[starts, len(files)])
-        rank = np.arange(len(files)) - np.repeat(starts, sizes)
-        size = np.repeat(sizes, sizes)
-        # a file's `keep` smallest and largest times, as add picks them
-        pick = (size <= 2 * self.keep) | (rank < self.keep) | (rank >= size - self.keep)
-        files, times, lines = files[pick], times[pick], lines[pick]
-        bounds = np.flatnonzero(np.r_[True, files[1:] != files[:-1], True]).tolist()
-        held_files, held_times, held_lines = files.tolist(), times.tolist(), lines.tolist()
-        for a, b in pairwise(bounds):
-            self._hold(paths[held_files[a]], zip(held_times[a:b], held_lines[a:b], strict=True))
-
-    def _hold(self, path: str, found: Iterable[tuple[float, int]]) -> None:
-        """Keep ``found`` (time, line) of ``path``, trimmed to its extremes now and then."""
-        held = self.by_file.setdefault(path, [])
-        held.extend(found)
-        if len(held) > 4 * self.keep:
-            held.sort()
-            del held[self.keep : -self.keep]
-
-    def outliers(self, window: tuple[float, float] | None) -> list[OutlierTime]:
-        """Held lines that are outliers, in file then line order, at most ``keep``."""
-        found = []
-        for path, held in self.by_file.items():
-            times = np.asarray([t for t, _ in held], dtype=np.float64)
-            for (t, line), out in zip(held, is_outlier(times, window), strict=True):
-                if out:
-                    found.append(OutlierTime(path, int(line), float(t)))
-        order = {path: i for i, path in enumerate(self.by_file)}
-        found.sort(key=lambda o: (order[o.path], o.line))
-        return found[: self.keep]
-
-
 def _outlier_warning(
     count_: int, window: tuple[float, float] | None, examples: list[OutlierTime], what: str
 ) -> str:
     where = (
-        f"{_time_text(window[0])} to {_time_text(window[1])}"
+        f"{time_text(window[0])} to {time_text(window[1])}"
         if window is not None
         else "the other times"
     )
@@ -267,12 +182,15 @@ def timeline_view(
     max_bins: int = 100_000,
     reports: dict[str, ReadReport] | None = None,
     progress: ProgressSink | None = None,
+    engine: Engine | None = None,
 ) -> TimelineView:
     """Read the logical trace's send times, every phase (or just ``phase``).
 
     Phases share one time axis (seconds since the first send of any of
     them), so ``PhaseSpan``s show when each phase ran. ``progress`` is told
-    the bytes and files of each phase's read as it goes.
+    the bytes and files of each phase's read as it goes. ``engine``: how
+    the files are read (worker processes, a Dask cluster; default: this
+    process); every way gives the same timeline.
 
     Raises
     ------
@@ -288,22 +206,13 @@ def timeline_view(
     for name in names:
         label = name or "(unnamed)"
         report = reports.setdefault(label, ReadReport(kind="logical"))
-        acc = TimelineAccumulator(base_s=base_s, max_bins=max_bins)
-        extremes = _Extremes()
-        # small files (one per PE, a few lines each) are read many at a time
-        chunks = iter_logical(
-            path, phase=name or None, num_pes=num_pes, report=report, line_numbers=True, batch=True
+        report.kind = "logical"
+        files = logical_files(path, phase=name or None, num_pes=num_pes, report=report)
+        report.num_pes = num_pes
+        # runs of files per worker; small files (a few lines each) read many at a time
+        acc, extremes = reduce_times(
+            files, report, base_s=base_s, max_bins=max_bins, engine=engine, progress=progress
         )
-        paths: list[str] = []
-        for chunk in track(chunks, progress, planned=report.planned, done=report.done):
-            acc.add(chunk)
-            paths += [f.path for f in report.files[len(paths) :]]
-            extremes.add_files(
-                paths,
-                chunk["file"].to_numpy(),
-                chunk["time_s"].to_numpy(),
-                chunk["line"].to_numpy(),
-            )
         # each phase is its own bulk: a short phase far from the others is no outlier
         window = acc.drop_outliers()
         partial.append((label, acc.result()))
@@ -385,7 +294,7 @@ def papi_times(
     acc = TimelineAccumulator(base_s=base_s)
     mains = TimelineAccumulator(base_s=base_s)
     main_lines: list[tuple[int, float, str, int]] = []
-    extremes = _Extremes()
+    extremes = TimeExtremes()
     for chunk in iter_papi(path, phase=phase, num_pes=num_pes, report=report, line_numbers=True):
         where = report.files[-1].path
         main = chunk["mailbox"].to_numpy() == MAIN_MAILBOX

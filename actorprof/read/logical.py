@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
@@ -180,15 +180,37 @@ def iter_logical(
     report.kind = "logical"
     files = logical_files(path, phase=phase, num_pes=num_pes, report=report)
     report.num_pes = num_pes
-    if batch:
-        yield from _read_batched(files, report, block_bytes=block_bytes, line_numbers=line_numbers)
-    else:
-        for trace_file in files:
-            yield from _read_file(
-                trace_file, report, block_bytes=block_bytes, line_numbers=line_numbers
-            )
+    yield from logical_file_frames(
+        files, report, block_bytes=block_bytes, line_numbers=line_numbers, batch=batch
+    )
     if own:
         report.emit_python_warnings()
+
+
+def logical_file_frames(
+    files: Sequence[TraceFile],
+    report: ReadReport,
+    *,
+    block_bytes: int = FAST_BLOCK_BYTES,
+    line_numbers: bool = False,
+    batch: bool = False,
+) -> Iterator[pd.DataFrame]:
+    """:func:`iter_logical` of files already listed (:func:`logical_files`).
+
+    The PE-id limit is ``report.pe_limit`` (set by the listing); each file's
+    accounting is appended to ``report.files`` and its warnings to
+    ``report``. A parallel reader gives each worker a run of the files and a
+    report of its own with the same limit, then joins the reports in order.
+    """
+    if batch:
+        yield from _read_batched(
+            list(files), report, block_bytes=block_bytes, line_numbers=line_numbers
+        )
+        return
+    for trace_file in files:
+        yield from _read_file(
+            trace_file, report, block_bytes=block_bytes, line_numbers=line_numbers
+        )
 
 
 def _read_file(

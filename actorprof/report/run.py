@@ -25,6 +25,7 @@ from .._progress import ProgressSink
 from .._repr import Summarized, count
 from .._text import run_name
 from .._version import __version__
+from ..engine import Engine
 from ..errors import ActorProfError, NoTraceError
 from ..kinds.aggregation import (
     AggregationView,
@@ -348,7 +349,12 @@ def run_report(
             run.timeline = _guard(
                 run,
                 "timeline",
-                lambda: timeline_view(traces.logical or "", num_pes=num_pes, progress=progress),
+                lambda: timeline_view(
+                    traces.logical or "",
+                    num_pes=num_pes,
+                    progress=progress,
+                    engine=Engine(jobs=jobs, scheduler=scheduler),
+                ),
             )
     if traces.papi is not None:
         for key in traces.papi_phases:
