@@ -101,6 +101,7 @@ __all__ = [
     "papi_view",
     "parse_layouts",
     "pe_totals",
+    "perfetto_stream",
     "perfetto_trace",
     "physical_buffers",
     "physical_file",
@@ -227,6 +228,7 @@ _EXPORTS: dict[str, str] = {
     "OutlierTime": "kinds.timeline",
     "timeline_view": "kinds",
     "papi_times": "kinds.timeline",
+    "perfetto_stream": "kinds.timeline",
     "perfetto_trace": "kinds.timeline",
     "plot_bytes_bars": "plot",
     "plot_layouts": "plot",
@@ -334,7 +336,14 @@ if TYPE_CHECKING:  # pragma: no cover
         timeline_view,
     )
     from .kinds.aggregation import Layouts
-    from .kinds.timeline import OutlierTime, PapiTimes, PhaseSpan, papi_times, perfetto_trace
+    from .kinds.timeline import (
+        OutlierTime,
+        PapiTimes,
+        PhaseSpan,
+        papi_times,
+        perfetto_stream,
+        perfetto_trace,
+    )
     from .plot import (
         plot_bytes_bars,
         plot_heatmap,

@@ -13,7 +13,7 @@ import functools
 import sys
 import traceback
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
@@ -567,7 +567,7 @@ def export(
         clock_overlap,
         find_papi_folder,
         papi_times,
-        perfetto_trace,
+        perfetto_stream,
         timeline_view,
     )
     from .read import ReadReport
@@ -602,13 +602,21 @@ def export(
                 f"the PAPI trace in {papi_dir} does not overlap the logical trace in time: "
                 "it is probably from another run, so its tracks are misplaced"
             )
-    trace = perfetto_trace(view, papi=papi, bins=bins)
-    out.json(trace, target)
+    trace = perfetto_stream(view, papi=papi, bins=bins)
+    events = 0
+
+    def counted(items: Iterator[Any]) -> Iterator[Any]:
+        nonlocal events
+        for events, item in enumerate(items, start=1):  # noqa: B007
+            yield item
+
+    trace["traceEvents"] = counted(trace["traceEvents"])
+    out.json(trace, target)  # an event at a time: millions at 65,536 PEs
     console.wrote(out.written)
     for report in reports.values():
         report_to_console(report, console)
     console.info(
-        f"export: {len(trace['traceEvents']):,} events, {view.num_pes} PEs, "
+        f"export: {events:,} events, {view.num_pes} PEs, "
         f"bins of {trace['otherData']['bin_s'] * 1e3:.3g} ms"
         + (
             f" (handled/s: {trace['otherData']['handled_bin_s'] * 1e3:.3g} ms)"

@@ -10,11 +10,12 @@ a window or depends on the global backend.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
@@ -202,9 +203,25 @@ class OutputWriter:
         return self._atomic(self.path(name, "csv"), write)
 
     def json(self, data: Any, name: str) -> Path:
-        """Write JSON (numpy scalars and NaN handled: NaN becomes null)."""
-        text = dumps_json(to_jsonable(data)) + "\n"
-        return self._atomic(self.path(name, "json"), lambda handle: handle.write(text.encode()))
+        """Write JSON (numpy scalars and NaN handled: NaN becomes null).
+
+        An iterator in ``data`` is written as the list it yields, an item at
+        a time (:func:`iter_json`): its items are never all held.
+        """
+
+        def write(handle: Any) -> None:
+            pieces: list[str] = []
+            size = 0
+            for piece in iter_json(to_jsonable(data)):
+                pieces.append(piece)
+                size += len(piece)
+                if size >= 1 << 20:
+                    handle.write("".join(pieces).encode())
+                    pieces, size = [], 0
+            pieces.append("\n")
+            handle.write("".join(pieces).encode())
+
+        return self._atomic(self.path(name, "json"), write)
 
     def text(self, text: str, name: str, ext: str) -> Path:
         """Write a text file (UTF-8), atomically."""
@@ -326,19 +343,37 @@ def dumps_json(data: Any, *, _level: int = 0) -> str:
     :data:`LONG_LIST` items are written exactly as ``indent=2`` writes them.
     NaN is refused (``allow_nan=False``): :func:`to_jsonable` makes it null.
     """
+    return "".join(iter_json(data, _level=_level))
+
+
+def iter_json(data: Any, *, _level: int = 0) -> Iterator[str]:
+    """The text of :func:`dumps_json` in pieces, and an iterator (a generator
+    of events, say) written as the list it yields, item by item as it comes:
+    a 65,536-PE Perfetto export is millions of events, never held at once."""
     if isinstance(data, dict) and data:
         inner = "  " * (_level + 1)
-        items = ",\n".join(
-            f"{inner}{json.dumps(key)}: {dumps_json(value, _level=_level + 1)}"
-            for key, value in data.items()
-        )
-        return "{\n" + items + "\n" + "  " * _level + "}"
-    if isinstance(data, list) and len(data) > LONG_LIST:
-        inner = "  " * (_level + 1)
-        compact = json.JSONEncoder(allow_nan=False, separators=(", ", ": ")).encode
-        return "[\n" + ",\n".join(inner + compact(v) for v in data) + "\n" + "  " * _level + "]"
-    text = json.dumps(data, indent=2, allow_nan=False)
-    return text.replace("\n", "\n" + "  " * _level) if _level else text
+        yield "{\n"
+        for k, (key, value) in enumerate(data.items()):
+            yield (",\n" if k else "") + inner + json.dumps(key) + ": "
+            yield from iter_json(value, _level=_level + 1)
+        yield "\n" + "  " * _level + "}"
+        return
+    if isinstance(data, Iterator):
+        head = list(itertools.islice(data, LONG_LIST + 1))
+        if len(head) <= LONG_LIST:
+            yield from iter_json(head, _level=_level)
+            return
+        data = itertools.chain(head, data)
+    elif not (isinstance(data, list) and len(data) > LONG_LIST):
+        text = json.dumps(data, indent=2, allow_nan=False)
+        yield text.replace("\n", "\n" + "  " * _level) if _level else text
+        return
+    inner = "  " * (_level + 1)
+    compact = json.JSONEncoder(allow_nan=False, separators=(", ", ": ")).encode
+    yield "["
+    for k, item in enumerate(data):
+        yield ("\n" if not k else ",\n") + inner + compact(item)
+    yield "\n" + "  " * _level + "]"
 
 
 _PLAIN = frozenset({int, str, bool})
@@ -401,6 +436,8 @@ def to_jsonable(data: Any) -> Any:
         return {str(k): to_jsonable(v) for k, v in data.items()}
     if isinstance(data, (list, tuple)):
         return [to_jsonable(v) for v in data]
+    if isinstance(data, Iterator):  # converted as it is written, never held
+        return (to_jsonable(v) for v in data)
     if isinstance(data, np.ndarray):
         return [to_jsonable(v) for v in data.tolist()]
     if isinstance(data, np.generic):

@@ -133,3 +133,21 @@ def test_cli_timeline_and_export_take_jobs(tmp_path: Path) -> None:
             p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.suffix in (".csv", ".json")
         }
     assert outputs["1"] == outputs["2"] and len(outputs["1"]) == 3
+
+
+def test_export_streams_the_events_it_would_have_listed(tmp_path: Path) -> None:
+    """The CLI writes ``perfetto_stream`` an event at a time: the same bytes
+    as the whole trace encoded at once."""
+    from actorprof.kinds.timeline import perfetto_stream
+    from actorprof.write import OutputWriter, dumps_json, to_jsonable
+
+    view = timeline_view(damaged_run(tmp_path / "run"))
+    whole = perfetto_trace(view)
+    assert len(whole["traceEvents"]) > 1024  # the long-list form, one event per line
+    streamed = perfetto_stream(view)
+    assert not isinstance(streamed["traceEvents"], list)
+    written = OutputWriter(tmp_path / "out", kind="export").json(streamed, "perfetto")
+    assert written.read_text() == dumps_json(to_jsonable(whole)) + "\n"
+    few = perfetto_stream(view, bins=1)  # a short list: written as indent=2 writes it
+    shown = OutputWriter(tmp_path / "out", kind="export").json(few, "few")
+    assert shown.read_text() == dumps_json(to_jsonable(perfetto_trace(view, bins=1))) + "\n"

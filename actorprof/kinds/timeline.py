@@ -5,6 +5,7 @@ Also builds the Chrome Trace Event (Perfetto) export of the same data.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -46,6 +47,7 @@ __all__ = [
     "clock_overlap",
     "find_papi_folder",
     "papi_times",
+    "perfetto_stream",
     "perfetto_trace",
     "timeline_view",
 ]
@@ -373,6 +375,24 @@ def perfetto_trace(
 ) -> dict[str, Any]:
     """Chrome Trace Event JSON (opens in ui.perfetto.dev) of the send rates.
 
+    As :func:`perfetto_stream`, with the events in a list.
+    """
+    trace = perfetto_stream(view, papi=papi, bins=bins, max_events=max_events)
+    trace["traceEvents"] = list(trace["traceEvents"])
+    return trace
+
+
+def perfetto_stream(
+    view: TimelineView,
+    *,
+    papi: PapiTimes | None = None,
+    bins: int = 1000,
+    max_events: int = 2_000_000,
+) -> dict[str, Any]:
+    """Chrome Trace Event JSON (opens in ui.perfetto.dev) of the send rates,
+    ``traceEvents`` an iterator (the writer writes it an event at a time: at
+    65,536 PEs the events are millions of dicts, gigabytes held as a list).
+
     One process per PE with a counter track ``sent/s``, one ``all PEs``
     process with the total rate, and one slice per phase (first to last
     send). The timeline is merged to at most ``bins`` bins, fewer if the PEs
@@ -392,37 +412,43 @@ def perfetto_trace(
     known = [t for t in starts if t is not None]
     origin = min(known) if known else 0.0
     shift_us = ((shown.start_s or origin) - origin) * 1e6
-    events: list[dict[str, Any]] = []
-    total_pid = view.num_pes
-    for pe in range(view.num_pes):
-        events.append(
-            {"ph": "M", "name": "process_name", "pid": pe, "tid": 0, "args": {"name": f"PE {pe}"}}
-        )
-        events.append(
-            {
+    times_us = shown.counts.index.to_numpy(dtype=np.float64) * 1e6 + shift_us
+    values = shown.counts.to_numpy() / shown.bin_s
+    end_us = float(times_us[-1] + shown.bin_s * 1e6) if len(times_us) else 0.0
+
+    def events() -> Iterator[dict[str, Any]]:
+        total_pid = view.num_pes
+        for pe in range(view.num_pes):
+            yield {
+                "ph": "M",
+                "name": "process_name",
+                "pid": pe,
+                "tid": 0,
+                "args": {"name": f"PE {pe}"},
+            }
+            yield {
                 "ph": "M",
                 "name": "process_sort_index",
                 "pid": pe,
                 "tid": 0,
                 "args": {"sort_index": pe},
             }
+        yield {
+            "ph": "M",
+            "name": "process_name",
+            "pid": total_pid,
+            "tid": 0,
+            "args": {"name": "all PEs"},
+        }
+        for pe in range(view.num_pes):
+            yield from _counter_track("sent/s", pe, times_us, values[:, pe], end_us)
+        yield from _counter_track(
+            "sent/s", total_pid, times_us, values.sum(axis=1), end_us, every_bin=True
         )
-    events.append(
-        {"ph": "M", "name": "process_name", "pid": total_pid, "tid": 0, "args": {"name": "all PEs"}}
-    )
-    times_us = shown.counts.index.to_numpy(dtype=np.float64) * 1e6 + shift_us
-    values = shown.counts.to_numpy() / shown.bin_s
-    end_us = float(times_us[-1] + shown.bin_s * 1e6) if len(times_us) else 0.0
-    for pe in range(view.num_pes):
-        events += _counter_track("sent/s", pe, times_us, values[:, pe], end_us)
-    events += _counter_track(
-        "sent/s", total_pid, times_us, values.sum(axis=1), end_us, every_bin=True
-    )
-    if papi is not None and handled is not None:
-        events.extend(_papi_events(view, papi, handled, origin=origin, shift_us=shift_us))
-    for span in view.phases:
-        events.append(
-            {
+        if papi is not None and handled is not None:
+            yield from _papi_events(view, papi, handled, origin=origin, shift_us=shift_us)
+        for span in view.phases:
+            yield {
                 "ph": "X",
                 "name": f"phase {span.name}",
                 "cat": "phase",
@@ -432,7 +458,7 @@ def perfetto_trace(
                 "dur": (span.end_s - span.start_s) * 1e6,
                 "args": {"messages": span.messages},
             }
-        )
+
     other: dict[str, Any] = {
         "generator": f"actorprof {__version__}",
         "trace": view.path,
@@ -441,7 +467,7 @@ def perfetto_trace(
     }
     if handled is not None:
         other["handled_bin_s"] = handled.bin_s
-    return {"traceEvents": events, "displayTimeUnit": "ms", "otherData": other}
+    return {"traceEvents": events(), "displayTimeUnit": "ms", "otherData": other}
 
 
 def _counter_track(
@@ -452,37 +478,31 @@ def _counter_track(
     end_us: float,
     *,
     every_bin: bool = False,
-) -> list[dict[str, Any]]:
+) -> Iterator[dict[str, Any]]:
     """A counter track: an event where the value changes (``every_bin``: at
     every bin), and a 0 at ``end_us`` (the end of the last bin) so that a
     viewer does not hold the last rate on."""
-    events = []
     previous = None
-    for ts, value in zip(times_us, values, strict=True):
+    for ts, value in zip(times_us.tolist(), values.tolist(), strict=True):
         if every_bin or value != previous:
-            events.append(
-                {
-                    "ph": "C",
-                    "name": name,
-                    "pid": pid,
-                    "tid": 0,
-                    "ts": float(ts),
-                    "args": {"messages_per_s": float(value)},
-                }
-            )
-            previous = value
-    if previous:
-        events.append(
-            {
+            yield {
                 "ph": "C",
                 "name": name,
                 "pid": pid,
                 "tid": 0,
-                "ts": end_us,
-                "args": {"messages_per_s": 0.0},
+                "ts": float(ts),
+                "args": {"messages_per_s": float(value)},
             }
-        )
-    return events
+            previous = value
+    if previous:
+        yield {
+            "ph": "C",
+            "name": name,
+            "pid": pid,
+            "tid": 0,
+            "ts": end_us,
+            "args": {"messages_per_s": 0.0},
+        }
 
 
 def _handled_bins(handled: Timeline, shown: Timeline, bins: int) -> Timeline:
@@ -497,7 +517,7 @@ def _handled_bins(handled: Timeline, shown: Timeline, bins: int) -> Timeline:
 
 def _papi_events(
     view: TimelineView, papi: PapiTimes, handled: Timeline, *, origin: float, shift_us: float
-) -> list[dict[str, Any]]:
+) -> Iterator[dict[str, Any]]:
     """``handled/s`` counter tracks and MAIN slices, on the trace's clock.
 
     A MAIN slice runs from the PE's first logical send (when message
@@ -505,45 +525,39 @@ def _papi_events(
     PE sent nothing, or ended MAIN before its first send, an instant event
     marks the MAIN end instead.
     """
-    events: list[dict[str, Any]] = []
     if handled.start_s is not None:
         start_us = (handled.start_s - origin) * 1e6
         times_us = handled.counts.index.to_numpy(dtype=np.float64) * 1e6 + start_us
         end_us = float(times_us[-1] + handled.bin_s * 1e6)
         rates = handled.counts.to_numpy() / handled.bin_s
         for column, pe_id in enumerate(handled.counts.columns):
-            events += _counter_track("handled/s", int(pe_id), times_us, rates[:, column], end_us)
+            yield from _counter_track("handled/s", int(pe_id), times_us, rates[:, column], end_us)
     first, _ = view.pe_first_last()
     for pe, end_s in sorted(papi.main_end_s.items()):
         end_us = (end_s - origin) * 1e6
         start_rel = first[pe] if pe < len(first) else np.nan
         if np.isfinite(start_rel) and start_rel * 1e6 + shift_us <= end_us:
             start_us = start_rel * 1e6 + shift_us
-            events.append(
-                {
-                    "ph": "X",
-                    "name": "MAIN",
-                    "cat": "region",
-                    "pid": pe,
-                    "tid": 1,
-                    "ts": float(start_us),
-                    "dur": float(end_us - start_us),
-                    "args": {"note": "from the first send to done(0)"},
-                }
-            )
+            yield {
+                "ph": "X",
+                "name": "MAIN",
+                "cat": "region",
+                "pid": pe,
+                "tid": 1,
+                "ts": float(start_us),
+                "dur": float(end_us - start_us),
+                "args": {"note": "from the first send to done(0)"},
+            }
         else:
-            events.append(
-                {
-                    "ph": "i",
-                    "name": "MAIN end",
-                    "cat": "region",
-                    "pid": pe,
-                    "tid": 1,
-                    "ts": float(end_us),
-                    "s": "t",
-                }
-            )
-    return events
+            yield {
+                "ph": "i",
+                "name": "MAIN end",
+                "cat": "region",
+                "pid": pe,
+                "tid": 1,
+                "ts": float(end_us),
+                "s": "t",
+            }
 
 
 # --- files: figures, tables and the summary -------------------------------
