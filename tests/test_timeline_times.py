@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -237,3 +238,55 @@ def test_outlier_window_cannot_flag_a_long_tail() -> None:
     # a flipped digit an hour after a 0.34 s run is out
     low, high = outlier_window(np.array([1.7e9, 1.7e9 + 0.34]), np.array([80_000, 80_000]))
     assert high < 1.7e9 + 3600
+
+
+def _papi_folders(examples: Path, tmp_path: Path) -> dict[str, Path]:
+    data = Path(__file__).resolve().parent / "data"
+    folders = {name: data / name for name in ("papi_small", "papi_phases", "papi_extra")}
+    folders["histo_4pe"] = examples / "histo_4pe" / "papi"
+    crashed = shutil.copytree(examples / "histo_4pe" / "papi", tmp_path / "crashed")
+    path = crashed / "PE2_PAPI.csv"  # no MAIN line: the PE never ended MAIN
+    path.write_text("".join(x for x in path.read_text().splitlines(True) if ", -1," not in x))
+    folders["crashed"] = crashed
+    return folders
+
+
+def test_batched_papi_times_are_the_file_by_file_ones(examples: Path, tmp_path: Path) -> None:
+    """Chunks of many files give what a chunk per file gives (MAIN ends in
+    the same order), and the same report."""
+    from actorprof.kinds.timeline import _papi_times_named
+    from actorprof.read import ReadReport
+
+    for name, folder in _papi_folders(examples, tmp_path).items():
+        for phase in [None, "phase2"] if name == "papi_phases" else [None]:
+            fast_report, named_report = ReadReport(kind="papi"), ReadReport(kind="papi")
+            fast = papi_times(folder, phase=phase, report=fast_report)
+            named = _papi_times_named(
+                folder, phase=phase, num_pes=None, report=named_report, base_s=1e-3
+            )
+            pd.testing.assert_frame_equal(fast.handled.counts, named.handled.counts)
+            assert list(fast.main_end_s.items()) == list(named.main_end_s.items()), name
+            assert (fast.outliers, fast.num_outliers) == (named.outliers, named.num_outliers)
+            assert fast_report.to_dict() == named_report.to_dict()
+            assert fast_report.warnings == named_report.warnings
+
+
+def test_papi_outliers_are_named_after_a_batched_read(examples: Path, tmp_path: Path) -> None:
+    """An outlier found by the batched read is named by a read with line
+    numbers; the report is that read's alone (nothing counted twice)."""
+    from actorprof.read import ReadReport
+
+    folder = tmp_path / "papi"
+    shutil.copytree(examples / "histo_4pe" / "papi", folder)
+    path = folder / "PE3_PAPI.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    lines[4] = lines[4].rsplit(",", 1)[0] + ", -1.0\n"
+    path.write_text("".join(lines))
+    report = ReadReport(kind="papi")
+    papi = papi_times(folder, report=report)
+    assert [(Path(o.path).name, o.line) for o in papi.outliers] == [("PE3_PAPI.csv", 5)]
+    clean = ReadReport(kind="papi")
+    papi_times(examples / "histo_4pe" / "papi", report=clean)
+    assert len(report.files) == len(clean.files) == 4
+    assert report.lines_read == clean.lines_read
+    assert sum("outlier" in w for w in report.warnings) == 1

@@ -5,6 +5,7 @@ Also builds the Chrome Trace Event (Perfetto) export of the same data.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from os import PathLike
@@ -289,10 +290,71 @@ def papi_times(
     ActorProfError
         As :func:`actorprof.iter_papi`.
     """
+    report = ReadReport(kind="papi") if report is None else report
+    before = copy.deepcopy(report)
+    found = _papi_times_batched(path, phase=phase, num_pes=num_pes, report=report, base_s=base_s)
+    if found is not None:
+        return found
+    # outliers to name by file and line: read again, a file per chunk
+    report.__dict__.update(before.__dict__)
+    return _papi_times_named(path, phase=phase, num_pes=num_pes, report=report, base_s=base_s)
+
+
+def _papi_times_batched(
+    path: str | PathLike[str],
+    *,
+    phase: str | None,
+    num_pes: int | None,
+    report: ReadReport,
+    base_s: float,
+) -> PapiTimes | None:
+    """:func:`papi_times` from chunks of many files (small files are parsed
+    together: 65,536 PE files take seconds, not minutes); None when some
+    time is an outlier, which only a read with line numbers can name."""
     from ..read.papi import iter_papi
     from ..schema import MAIN_MAILBOX
 
-    report = ReadReport(kind="papi") if report is None else report
+    acc = TimelineAccumulator(base_s=base_s)
+    mains = TimelineAccumulator(base_s=base_s)
+    main_pes: list[np.ndarray] = [np.zeros(0, np.int64)]
+    main_times: list[np.ndarray] = [np.zeros(0, np.float64)]
+    for chunk in iter_papi(path, phase=phase, num_pes=num_pes, report=report):
+        main = chunk["mailbox"].to_numpy() == MAIN_MAILBOX
+        main_pes.append(chunk["dst_pe"].to_numpy()[main].astype(np.int64))
+        main_times.append(chunk["time_s"].to_numpy(dtype=np.float64)[main])
+        mains.add(chunk.loc[main, ["dst_pe", "time_s"]], pe_column="dst_pe")
+        acc.add(chunk.loc[~main, ["dst_pe", "time_s"]], pe_column="dst_pe")
+    both = TimelineAccumulator(base_s=base_s)
+    both.merge(acc)
+    both.merge(mains)
+    window = both.drop_outliers()
+    acc.drop_outliers(window)
+    pes, times = np.concatenate(main_pes), np.concatenate(main_times)
+    if acc.num_outliers or is_outlier(times, window).any():
+        return None
+    # each PE's last MAIN end, PEs in the order their first one came (as a dict fills)
+    timed = np.isfinite(times)
+    pes, times = pes[timed], times[timed]
+    order = np.lexsort((-times, pes))  # by PE, latest first
+    firsts, at = np.unique(pes, return_index=True)
+    ends = times[order][np.searchsorted(pes[order], firsts)]
+    came = np.argsort(at, kind="stable")
+    main_end = dict(zip(firsts[came].tolist(), ends[came].tolist(), strict=True))
+    return PapiTimes(acc.result(num_pes), main_end, [], 0)
+
+
+def _papi_times_named(
+    path: str | PathLike[str],
+    *,
+    phase: str | None,
+    num_pes: int | None,
+    report: ReadReport,
+    base_s: float,
+) -> PapiTimes:
+    """:func:`papi_times` a file per chunk, every line numbered."""
+    from ..read.papi import iter_papi
+    from ..schema import MAIN_MAILBOX
+
     acc = TimelineAccumulator(base_s=base_s)
     mains = TimelineAccumulator(base_s=base_s)
     main_lines: list[tuple[int, float, str, int]] = []
