@@ -475,7 +475,12 @@ def perfetto_stream(
     origin = min(known) if known else 0.0
     shift_us = ((shown.start_s or origin) - origin) * 1e6
     times_us = shown.counts.index.to_numpy(dtype=np.float64) * 1e6 + shift_us
-    values = shown.counts.to_numpy() / shown.bin_s
+    counts = shown.counts.to_numpy()  # rates per PE as the events go: no second table
+    rows = max(1, (1 << 22) // max(counts.shape[1], 1))
+    total = np.concatenate(
+        [np.zeros(0)]
+        + [(counts[a : a + rows] / shown.bin_s).sum(axis=1) for a in range(0, len(counts), rows)]
+    )
     end_us = float(times_us[-1] + shown.bin_s * 1e6) if len(times_us) else 0.0
 
     def events() -> Iterator[dict[str, Any]]:
@@ -503,10 +508,8 @@ def perfetto_stream(
             "args": {"name": "all PEs"},
         }
         for pe in range(view.num_pes):
-            yield from _counter_track("sent/s", pe, times_us, values[:, pe], end_us)
-        yield from _counter_track(
-            "sent/s", total_pid, times_us, values.sum(axis=1), end_us, every_bin=True
-        )
+            yield from _counter_track("sent/s", pe, times_us, counts[:, pe] / shown.bin_s, end_us)
+        yield from _counter_track("sent/s", total_pid, times_us, total, end_us, every_bin=True)
         if papi is not None and handled is not None:
             yield from _papi_events(view, papi, handled, origin=origin, shift_us=shift_us)
         for span in view.phases:
@@ -591,9 +594,10 @@ def _papi_events(
         start_us = (handled.start_s - origin) * 1e6
         times_us = handled.counts.index.to_numpy(dtype=np.float64) * 1e6 + start_us
         end_us = float(times_us[-1] + handled.bin_s * 1e6)
-        rates = handled.counts.to_numpy() / handled.bin_s
+        counts = handled.counts.to_numpy()
         for column, pe_id in enumerate(handled.counts.columns):
-            yield from _counter_track("handled/s", int(pe_id), times_us, rates[:, column], end_us)
+            rates = counts[:, column] / handled.bin_s
+            yield from _counter_track("handled/s", int(pe_id), times_us, rates, end_us)
     first, _ = view.pe_first_last()
     for pe, end_s in sorted(papi.main_end_s.items()):
         end_us = (end_s - origin) * 1e6
