@@ -52,13 +52,15 @@ from ..schema import (
 )
 from ._files import stdout_file
 from ._report import MAX_TEXT, FileReport, ReadReport
-from ._scan import DEFAULT_BLOCK_BYTES, NUL_BYTES, line_blocks, shown_text
+from ._scan import DEFAULT_BLOCK_BYTES, NUL_BYTES, PE_LIMIT_PREFIX, line_blocks, shown_text
 
 __all__ = [
     "CUT_LINE",
     "LINE_KINDS",
     "MALFORMED",
     "NUL_BYTES",
+    "PE_BEYOND",
+    "PE_LIMIT",
     "PROGRAM_OUTPUT",
     "TOO_LARGE",
     "describe_group",
@@ -72,6 +74,11 @@ PROGRAM_OUTPUT = "program output"
 MALFORMED = "malformed profile line"
 CUT_LINE = "last line cut (no line end; the job was probably killed)"
 TOO_LARGE = "number too large"
+#: PE ids a profile line may name without --num-pes (the --num-pes cap).
+PE_LIMIT = 1 << 20
+PE_BEYOND = (
+    f"{PE_LIMIT_PREFIX}beyond {PE_LIMIT - 1:,} (pass --num-pes N if the run really had more PEs)"
+)
 
 _INT = r"([+-]?[0-9]+)"
 _NUM = r"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
@@ -389,6 +396,24 @@ def _scan_line(
         problems.add(number, too_large, text)
         return
     pe = int(match["pe"])
+    label = match["label"].strip()
+    _take(label, pe, parsed[0], parsed[1], number, raw, rows, problems, file_report, num_pes, path)
+
+
+def _take(
+    label: str,
+    pe: int,
+    kind: str,
+    numbers: tuple[object, ...],
+    number: int,
+    raw: bytes,
+    rows: _Rows,
+    problems: _Problems,
+    file_report: FileReport,
+    num_pes: int | None,
+    path: Path,
+) -> None:
+    """Add a parsed profile line, or refuse its PE id."""
     if num_pes is not None and pe >= num_pes:
         raise TraceFormatError(
             f"PE {pe} but --num-pes is {num_pes}. "
@@ -396,7 +421,12 @@ def _scan_line(
             path=path,
             line=number,
         )
-    rows.add(match["label"].strip(), pe, parsed[0], parsed[1])
+    if pe >= PE_LIMIT:  # a corrupt id: it would make a run of that many PEs
+        text = raw.decode("utf-8", "replace")
+        file_report.skip(number, PE_BEYOND, text)
+        problems.add(number, PE_BEYOND, text)
+        return
+    rows.add(label, pe, kind, numbers)
     file_report.lines_read += 1
 
 
