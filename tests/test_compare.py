@@ -262,3 +262,41 @@ def test_nothing_in_common_and_bad_names(small_runs: dict[str, Path], tmp_path: 
     assert result.exit_code == 2 and "--names" in result.stderr
     result = run_cli(["compare", a, str(tmp_path), "-o", str(tmp_path / "out")])
     assert result.exit_code == 1 and "nothing to compare" in result.stderr
+
+
+def test_pooled_heatmaps_say_their_blocks(tmp_path: Path) -> None:
+    """Beyond 1,024 PEs a cell is a block of PEs: each panel says so, as
+    logical's own heatmap does."""
+    runs = []
+    for name, step in (("a", 1), ("b", 7)):
+        folder = tmp_path / name / "logical"
+        folder.mkdir(parents=True)
+        n = 1100
+        for pe in range(n):
+            dst = (pe + step) % n
+            line = f"{pe // 100}, {pe}, {dst // 100}, {dst}, 8, 1721412345.{pe:06d}\n"
+            (folder / f"PE{pe}_send.csv").write_text(line)
+        runs.append(folder.parent)
+    view = compare_runs(*runs)
+
+    class Keep:
+        figures: dict[str, Figure] = {}
+
+        def figure(self, fig: Figure, name: str) -> None:
+            self.figures[name] = fig
+
+        def csv(self, *args: Any, **kw: Any) -> None:
+            pass
+
+        def json(self, *args: Any) -> None:
+            pass
+
+    keep = Keep()
+    write_compare(view, keep)
+    titles = [ax.get_title() for ax in keep.figures["heatmap"].axes if ax.get_title()]
+    caption = view.a.logical.heatmap_panels()[0][1]
+    assert caption.startswith("blocks of ") and caption.endswith(" PEs: sum")
+    assert titles == [
+        f"a: logical messages PE x PE\n{caption}",
+        f"b: logical messages PE x PE\n{caption}",
+    ]

@@ -394,7 +394,8 @@ def write_compare(view: CompareView, out: Sink) -> None:
     a, b = view.a, view.b
     if a.logical is not None and b.logical is not None:
         # dense up to DENSE_MAX_PES PEs, else the pooled block sums
-        mats = [a.logical.heatmap_panels()[0][0], b.logical.heatmap_panels()[0][0]]
+        panels = [a.logical.heatmap_panels()[0], b.logical.heatmap_panels()[0]]
+        mats = [matrix for matrix, _ in panels]
         cells = max(float(m.to_numpy().max()) for m in mats)
         totals = max(
             float(max(m.to_numpy().sum(axis=0).max(), m.to_numpy().sum(axis=1).max())) for m in mats
@@ -405,12 +406,14 @@ def write_compare(view: CompareView, out: Sink) -> None:
         n = max(max(m.shape) for m in mats)
         w, h = (max(7.0, 0.42 * n + 4.0), max(6.0, 0.38 * n + 3.0)) if n <= 32 else (10.0, 9.0)
         fig = new_figure(2 * w, h + 0.4, ncols=2)
-        for ax, side, matrix in zip(fig.axes, (a, b), mats, strict=True):
+        for ax, side, (matrix, caption) in zip(fig.axes, (a, b), panels, strict=True):
             plot_heatmap(
                 matrix,
                 ax=ax,
                 value_label="messages",
-                title=f"{side.name}: logical messages PE x PE",
+                # beyond DENSE_MAX_PES a cell is a block of PEs: said as on logical's heatmap
+                title=f"{side.name}: logical messages PE x PE"
+                + (f"\n{caption}" if caption else ""),
                 vmax=(cells, totals),
                 log=log,
             )
