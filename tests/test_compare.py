@@ -280,7 +280,8 @@ def test_pooled_heatmaps_say_their_blocks(tmp_path: Path) -> None:
     view = compare_runs(*runs)
 
     class Keep:
-        figures: dict[str, Figure] = {}
+        def __init__(self) -> None:
+            self.figures: dict[str, Figure] = {}
 
         def figure(self, fig: Figure, name: str) -> None:
             self.figures[name] = fig
