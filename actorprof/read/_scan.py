@@ -40,6 +40,7 @@ from ._fastscan import (
     CompactBlock,
     compact_block,
 )
+from ._printf import printf_columns
 from ._report import MAX_TEXT, FileReport
 
 __all__ = [
@@ -90,6 +91,8 @@ class CsvSpec:
     #: Tighter upper bounds than the dtype's, for values that cannot be
     #: real (and whose sums would overflow 64-bit totals).
     maxima: tuple[tuple[str, int], ...] = ()
+    #: Try :func:`._printf.printf_columns` first (lines with every field).
+    printf: bool = False
 
     def limit(self, name: str) -> int:
         """Largest valid value of integer column ``name``."""
@@ -307,8 +310,15 @@ def _fast(block: bytes, spec: CsvSpec) -> tuple[pd.DataFrame, CompactBlock] | No
     overflows) but the time field, a decimal ``[+-]?([0-9]+.?[0-9]*|.[0-9]+)``;
     the C engine then only converts text the grammar accepts. Values are
     range-checked in int64 before the cast to the column dtypes, never cast
-    blindly (pandas < 3 wraps int32 overflow silently).
+    blindly (pandas < 3 wraps int32 overflow silently). A ``printf`` spec's
+    blocks of canonical lines are read by :func:`printf_columns` instead,
+    with the same result and without the C engine.
     """
+    if spec.printf:
+        columns = printf_columns(block, spec)
+        if columns is not None:
+            frame = pd.DataFrame(columns, columns=list(spec.columns))
+            return frame, CompactBlock(_NO_BYTES, None, len(frame))
     compact = compact_block(block)
     if compact is None:
         return None
@@ -350,6 +360,7 @@ def _fast(block: bytes, spec: CsvSpec) -> tuple[pd.DataFrame, CompactBlock] | No
     return pd.DataFrame(data, columns=list(spec.columns)), compact
 
 
+_NO_BYTES = np.zeros(0, dtype=np.uint8)
 #: Longest integer field the fast path converts: 18 digits always fit int64.
 _MAX_INT_CHARS = 18
 #: Correctly rounded floats on every pandas (the default is only since pandas 3).

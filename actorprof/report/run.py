@@ -25,6 +25,7 @@ from .._progress import ProgressSink
 from .._repr import Summarized, count
 from .._text import run_name
 from .._version import __version__
+from ..engine import Engine
 from ..errors import ActorProfError, NoTraceError
 from ..kinds.aggregation import (
     AggregationView,
@@ -310,7 +311,7 @@ def run_report(
     timeline
         Also build the timeline of the logical trace (a second, fast pass).
     jobs, cache, cache_dir, scheduler
-        How the logical trace is read (see :func:`actorprof.logical_view`).
+        How the logical and PAPI traces are read (see :func:`actorprof.logical_view`).
     progress
         Told the bytes and files of every read, one kind after the other
         (e.g. the CLI's progress line).
@@ -351,6 +352,12 @@ def run_report(
                 lambda: timeline_view(traces.logical or "", num_pes=num_pes, progress=progress),
             )
     if traces.papi is not None:
+        engine = Engine(
+            jobs=jobs,
+            cache=cache or cache_dir is not None,
+            cache_dir=cache_dir,
+            scheduler=scheduler,
+        )
         for key in traces.papi_phases:
             report = ReadReport(kind="papi")
             view = _guard(
@@ -361,6 +368,7 @@ def run_report(
                     phase=key or None,
                     num_pes=num_pes,
                     report=report,
+                    engine=engine,
                     progress=progress,
                 ),
             )
