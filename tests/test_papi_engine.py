@@ -169,8 +169,8 @@ def printf_route(enabled: bool) -> Iterator[list[int]]:
     taken: list[int] = []
     original = printf_module.printf_columns
 
-    def counted(block: bytes, spec: Any) -> Any:
-        found = original(block, spec) if enabled else None
+    def counted(block: bytes, spec: Any, columns: Any = None) -> Any:
+        found = original(block, spec, columns) if enabled else None
         taken.append(found is not None)
         return found
 

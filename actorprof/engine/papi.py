@@ -14,7 +14,7 @@ those of the plain reader (:func:`actorprof.iter_papi`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
 
@@ -145,6 +145,8 @@ def reduce_papi(
         raise UsageError("split_bytes and block_bytes must be >= 1")
     files, spec = papi_plan(path, phase=phase, num_pes=num_pes, counters=counters, report=report)
     names = _counters(spec)
+    # the columns the reduction uses; the others are checked, not converted
+    spec = replace(spec, keep=("src_pe", "dst_pe", "mailbox", "num_sends", *names))
     if progress is not None:
         progress.begin(report.bytes_planned, report.files_planned)
     sizes = [_size(f.path) for f in files]

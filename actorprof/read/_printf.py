@@ -29,6 +29,7 @@ end at each field's last character (two words beyond 8 digits).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,6 +44,7 @@ U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
 
 _PAD = 32  # zero bytes before and after a block: 8-byte loads never leave it
+_ZEROS = bytes(_PAD)
 _MAX_DIGITS = 16  # two words; every 16-digit number fits int64
 _LOW4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 _SH8, _SH16, _SH32 = np.uint64(8), np.uint64(16), np.uint64(32)
@@ -68,65 +70,81 @@ def _digits8(words: U64) -> U64:
 
 
 def _values(words: U64, ends: I64, digits: I64) -> I64:
-    """The numbers of ``digits`` (1..16) digits ending just before ``ends``."""
-    low = _digits8(words[ends - 8] & _KEEP_HIGH[np.minimum(digits, 8)])
-    if int(digits.max()) <= 8:
-        return low.view(np.int64)
-    high = _digits8(words[ends - 16] & _KEEP_HIGH[np.clip(digits - 8, 0, 8)])
-    return (high * _E8 + low).view(np.int64)
+    """The numbers of ``digits`` (1..16) digits ending just before ``ends``
+    (arrays of any shape); the second word only where there are more than 8."""
+    values = _digits8(words[ends - 8] & _KEEP_HIGH[np.minimum(digits, 8)]).view(np.int64)
+    long = digits > 8
+    count = int(np.count_nonzero(long))
+    if 8 * count > long.size:  # many: on every value
+        high = _digits8(words[ends - 16] & _KEEP_HIGH[np.clip(digits - 8, 0, 8)])
+        values += high.view(np.int64) * 100_000_000
+    elif count:  # a few (a MAIN line's counters): on those only
+        at = np.flatnonzero(long)
+        flat, ends, digits = values.reshape(-1), ends.reshape(-1)[at], digits.reshape(-1)[at]
+        high = _digits8(words[ends - 16] & _KEEP_HIGH[digits - 8])
+        flat[at] += high.view(np.int64) * 100_000_000
+    return values
 
 
 #: Bytes of text converted at once: the working arrays stay in the CPU caches.
 PIECE_BYTES = 1 << 19
 
 
-def printf_columns(block: bytes, spec: CsvSpec) -> dict[str, np.ndarray] | None:
+def printf_columns(
+    block: bytes, spec: CsvSpec, columns: Sequence[str] | None = None
+) -> dict[str, np.ndarray] | None:
     """Columns of a block of canonical lines, each of every field of ``spec``.
 
     ``block`` ends with a line end. Returns the integer columns in their
-    ``spec`` dtypes and the time column in float64, or None when some line
-    is not canonical or a value is out of its column's range: the reference
+    ``spec`` dtypes and the time column in float64 (only ``columns`` when
+    given: the others are checked, not converted), or None when some line is
+    not canonical or a value is out of its column's range: the reference
     route then decides (and counts what it cannot read).
     """
     if len(spec.columns) < 2 or not block.endswith(b"\n"):
         return None
+    wanted = spec.columns if columns is None else tuple(columns)
     parts: list[dict[str, np.ndarray]] = []
     start = 0
     while start < len(block):
         stop = block.rfind(b"\n", start, start + PIECE_BYTES) + 1
         if stop <= start:
             stop = block.find(b"\n", start) + 1
-        part = _piece(block[start:stop], spec)
+        part = _piece(block[start:stop], spec, wanted)
         if part is None:
             return None
         parts.append(part)
         start = stop
     if len(parts) == 1:
         return parts[0]
-    return {name: np.concatenate([p[name] for p in parts]) for name in spec.columns}
+    return {name: np.concatenate([p[name] for p in parts]) for name in wanted}
 
 
-def _piece(block: bytes, spec: CsvSpec) -> dict[str, np.ndarray] | None:
+def _pattern(fields: int) -> NDArray[np.uint8]:
+    """The separators of a line (commas, the dot, the line end) and the byte
+    after each comma (a space); 0: not checked."""
+    kinds = np.array([COMMA] * (fields - 1) + [DOT, NEWLINE], dtype=np.uint8)
+    after = np.array([SPACE] * (fields - 1) + [0, 0], dtype=np.uint8)
+    return np.stack([kinds, after])
+
+
+def _piece(block: bytes, spec: CsvSpec, wanted: Sequence[str]) -> dict[str, np.ndarray] | None:
     columns = spec.columns
     f = len(columns)
-    buf = np.zeros(len(block) + 2 * _PAD, dtype=np.uint8)
+    buf = np.frombuffer(_ZEROS + block + _ZEROS, dtype=np.uint8)
     view = buf[_PAD : _PAD + len(block)]
-    view[:] = np.frombuffer(block, dtype=np.uint8)
     if int(view.max()) > 57:
         return None
-    seps = np.flatnonzero((view == COMMA) | (view == NEWLINE) | (view == DOT))
+    seps = np.flatnonzero(((view & 0xFD) == COMMA) | (view == NEWLINE))  # , . and line ends
     n, rest = divmod(len(seps), f + 1)
     if rest or not n or seps[-1] != len(block) - 1:
         return None
-    rows = seps.reshape(n, f + 1)
-    # each row: f - 1 commas, each followed by a space, a dot, a line end
-    if not (
-        (view[rows[:, f]] == NEWLINE).all()
-        and (view[rows[:, f - 1]] == DOT).all()
-        and (view[rows[:, : f - 1]] == COMMA).all()
-        and (view[rows[:, : f - 1] + 1] == SPACE).all()
-    ):
+    # each line: f - 1 commas, each followed by a space, then a dot, then its end
+    found = np.stack([view[seps], buf[seps + (_PAD + 1)]]).reshape(2, n, f + 1)
+    pattern = _pattern(f)
+    if not (found[0] == pattern[0]).all() or not (found[1][:, : f - 1] == SPACE).all():
         return None
+    rows = seps.reshape(n, f + 1)
     # every other byte is a digit, but for minus signs: bytes below "0" counted
     below = int(np.count_nonzero(view < 48)) - len(seps) - (f - 1) * n
     minus = int(np.count_nonzero(view == MINUS)) if below else 0
@@ -137,7 +155,11 @@ def _piece(block: bytes, spec: CsvSpec) -> dict[str, np.ndarray] | None:
         return None
     # characters of each field: after ", " (2) or a line end (1); the time
     # field's whole part ends at the dot, its decimals after it (1)
-    lengths = (np.diff(seps, prepend=-1) - 2).reshape(n, f + 1)
+    gaps = np.empty_like(seps)
+    gaps[0] = seps[0] + 1  # from a line end at -1
+    np.subtract(seps[1:], seps[:-1], out=gaps[1:])
+    gaps -= 2
+    lengths = gaps.reshape(n, f + 1)
     lengths[:, 0] += 1
     lengths[:, f] += 1
     if int(lengths.min()) < 1 or int(lengths.max()) > _MAX_DIGITS:
@@ -153,20 +175,30 @@ def _piece(block: bytes, spec: CsvSpec) -> dict[str, np.ndarray] | None:
             return None
     words = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf.data, strides=(1,))
     out: dict[str, np.ndarray] = {}
-    for j, name in enumerate(columns[:-1]):
-        values = _values(words, rows[:, j] + _PAD, lengths[:, j])
+    # columns not converted must still be in range: enough digits to pass
+    # the column's limit are converted (as in any other column)
+    convert = [
+        j
+        for j, name in enumerate(columns[:-1])
+        if name in wanted or j in signed or int(lengths[:, j].max()) >= len(str(spec.limit(name)))
+    ]
+    for j in convert:
+        name = columns[j]
+        column = _values(words, rows[:, j] + _PAD, lengths[:, j])
         if negative is not None and j == signed[0]:
-            values = np.where(negative, -values, values)
+            column = np.where(negative, -column, column)
         low = 0 if name in spec.nonnegative else int(np.iinfo(spec.dtypes[name]).min)  # type: ignore[type-var]
-        if int(values.min()) < low or int(values.max()) > spec.limit(name):
+        if int(column.min()) < low or int(column.max()) > spec.limit(name):
             return None
-        out[name] = values.astype(spec.dtypes[name], copy=False)
+        if name in wanted:
+            out[name] = column.astype(spec.dtypes[name])
     whole, decimals = lengths[:, f - 1], lengths[:, f]
     if int((whole + decimals).max()) > _MAX_DIGITS:
         return None
-    scaled = _values(words, rows[:, f - 1] + _PAD, whole) * _POW10[decimals]
-    scaled += _values(words, rows[:, f] + _PAD, decimals)
-    if int(scaled.max()) >= _EXACT:
-        return None
-    out[columns[-1]] = scaled / _POW10_F[decimals]
+    if columns[-1] in wanted:
+        scaled = _values(words, rows[:, f - 1] + _PAD, whole) * _POW10[decimals]
+        scaled += _values(words, rows[:, f] + _PAD, decimals)
+        if int(scaled.max()) >= _EXACT:
+            return None
+        out[columns[-1]] = scaled / _POW10_F[decimals]
     return out

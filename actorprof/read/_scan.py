@@ -93,6 +93,13 @@ class CsvSpec:
     maxima: tuple[tuple[str, int], ...] = ()
     #: Try :func:`._printf.printf_columns` first (lines with every field).
     printf: bool = False
+    #: Columns the frames hold (None: all); every field is still checked.
+    keep: tuple[str, ...] | None = None
+
+    @property
+    def frame_columns(self) -> list[str]:
+        """Columns of the frames read with this spec."""
+        return list(self.columns if self.keep is None else self.keep)
 
     def limit(self, name: str) -> int:
         """Largest valid value of integer column ``name``."""
@@ -315,9 +322,9 @@ def _fast(block: bytes, spec: CsvSpec) -> tuple[pd.DataFrame, CompactBlock] | No
     with the same result and without the C engine.
     """
     if spec.printf:
-        columns = printf_columns(block, spec)
+        columns = printf_columns(block, spec, spec.keep)
         if columns is not None:
-            frame = pd.DataFrame(columns, columns=list(spec.columns))
+            frame = pd.DataFrame(columns, columns=spec.frame_columns)
             return frame, CompactBlock(_NO_BYTES, None, len(frame))
     compact = compact_block(block)
     if compact is None:
@@ -357,7 +364,7 @@ def _fast(block: bytes, spec: CsvSpec) -> tuple[pd.DataFrame, CompactBlock] | No
     if not np.isfinite(time[full]).all() or not np.isnan(time[~full]).all():
         return None
     data[spec.columns[-1]] = time
-    return pd.DataFrame(data, columns=list(spec.columns)), compact
+    return pd.DataFrame(data, columns=spec.frame_columns), compact
 
 
 _NO_BYTES = np.zeros(0, dtype=np.uint8)
@@ -547,7 +554,7 @@ def _frame(rows: list[list[int | float]], ncols: int, spec: CsvSpec) -> pd.DataF
         name: np.asarray(col, dtype=spec.dtypes[name])
         for name, col in zip(spec.columns, columns, strict=False)
     }
-    return pd.DataFrame(data, columns=list(spec.columns))
+    return pd.DataFrame(data, columns=spec.frame_columns)
 
 
 def _expected(spec: CsvSpec) -> str:
