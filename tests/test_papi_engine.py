@@ -306,3 +306,45 @@ def test_random_lines_took_both_routes() -> None:
     if len(TAKEN) < 50:
         pytest.skip("run with the property test")
     assert 0.1 < sum(TAKEN) / len(TAKEN) < 0.9
+
+
+# --- the cache ---------------------------------------------------------------
+
+
+def test_a_warm_cache_gives_the_same_view_and_accounting(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    damaged_run(run)
+    cached = Engine(jobs=1, cache=True, cache_dir=tmp_path / "cache")
+    plain = view_outcome(run, None)
+    cold = view_outcome(run, cached)
+    entries = list((tmp_path / "cache" / "papi").glob("*.npz"))
+    assert len(entries) == 1
+    with mock.patch("actorprof.engine.papi.run_map", side_effect=AssertionError("read")):
+        warm = view_outcome(run, cached)  # no file is read again
+    assert_same(plain, cold)
+    assert_same(plain, warm)
+    # another PE limit or counter names is another entry
+    view_outcome(run, cached, num_pes=32)
+    view_outcome(run, cached, counters=["A", "B"])
+    assert len(list((tmp_path / "cache" / "papi").glob("*.npz"))) == 3
+
+
+def test_a_changed_file_or_a_damaged_entry_is_read_again(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    for pe in range(6):
+        (run / f"PE{pe}_PAPI.csv").write_text(good_lines(pe, 20))
+    cached = Engine(jobs=1, cache=True, cache_dir=tmp_path / "cache")
+    view_outcome(run, cached)
+    (run / "PE2_PAPI.csv").write_text(good_lines(2, 25, seed=7))
+    assert_same(view_outcome(run, None), view_outcome(run, cached))
+    (entry,) = (tmp_path / "cache" / "papi").glob("*.npz")
+    entry.write_bytes(entry.read_bytes()[:100])
+    report = ReadReport(kind="papi")
+    view = papi_view(run, report=report, engine=cached)
+    assert any("damaged" in note for note in report.notes)
+    assert view.summary()["totals"] == papi_view(run).summary()["totals"]
+    # rewritten: the next read hits it
+    with mock.patch("actorprof.engine.papi.run_map", side_effect=AssertionError("read")):
+        papi_view(run, report=ReadReport(kind="papi"), engine=cached)

@@ -26,6 +26,8 @@ from ..analyze.breakdown import check_papi_totals, papi_regions, sum_regions
 from ..errors import ActorProfError, TraceFormatError, UsageError
 from ..read import DEFAULT_BLOCK_BYTES, CsvSpec, FileReport, ReadReport, TraceFile
 from ..read.papi import papi_chunks, papi_plan
+from .cache import TraceCache
+from .papi_cache import load_papi, save_papi
 from .run import Engine, run_map
 
 __all__ = ["PapiReduced", "PapiUnit", "PapiUnitResult", "reduce_papi", "reduce_papi_unit"]
@@ -149,6 +151,19 @@ def reduce_papi(
     spec = replace(spec, keep=("src_pe", "dst_pe", "mailbox", "num_sends", *names))
     if progress is not None:
         progress.begin(report.bytes_planned, report.files_planned)
+    cache = TraceCache(engine.cache_dir, kind="papi") if engine.cache else None
+    # what decides which lines are read or skipped: part of the key
+    options = {"columns": list(spec.columns), "pe_limit": num_pes}
+    if cache is not None:
+        hit = load_papi(
+            cache, Path(path), files, phase=phase, options=options, counters=names, report=report
+        )
+        if hit is not None:
+            if progress is not None:
+                progress.update(report.bytes_planned, report.files_planned)
+            return PapiReduced(hit[0], hit[1], names)
+    first_file = len(report.files)
+    first_warning = len(report.warnings)
     sizes = [_size(f.path) for f in files]
     serial = sum(sizes) < engine.parallel_min_bytes
     units = _plan(files, sizes, spec, num_pes, engine, 1 if serial else engine.workers)
@@ -176,7 +191,22 @@ def reduce_papi(
         check_papi_totals(running)
         max_src = max(max_src, result.max_src_pe)
         tables.append(result.regions)
-    return PapiReduced(sum_regions(tables, counters=names), max_src, names)
+    regions = sum_regions(tables, counters=names)
+    if cache is not None:
+        save_papi(
+            cache,
+            Path(path),
+            files,
+            phase=phase,
+            options=options,
+            counters=names,
+            regions=regions,
+            max_src_pe=max_src,
+            reports=report.files[first_file:],
+            warnings=report.warnings[first_warning:],
+            report=report,
+        )
+    return PapiReduced(regions, max_src, names)
 
 
 def _plan(

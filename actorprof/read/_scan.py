@@ -216,7 +216,8 @@ def scan_csv(
         if line_numbers:
             frame = with_lines(frame, lines, first_line)
         if not last:
-            first_line += block.count(b"\n")
+            # rows in order (lines None) are every line of the block
+            first_line += len(frame) if lines is None else block.count(b"\n")
         if len(frame):
             yield frame
 
