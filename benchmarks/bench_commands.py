@@ -79,17 +79,21 @@ class Row:
     env: dict[str, str] = field(default_factory=dict)
     # run once, untimed, before the timed runs (e.g. fill the cache)
     before: list[str] | None = None
+    # run from this folder (python -m imports actorprof from it first)
+    cwd: Path = ROOT
     seconds: list[float] = field(default_factory=list)
     rss_mb: list[float] = field(default_factory=list)
     failed: str = ""
 
 
-def measure(command: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
+def measure(
+    command: list[str], env: dict[str, str], cwd: Path = ROOT
+) -> tuple[float, float, int, str]:
     """Wall seconds, peak RSS (MB) and exit code of one whole process."""
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         process = subprocess.Popen(
-            command, stdout=subprocess.DEVNULL, stderr=err, env={**os.environ, **env}, cwd=ROOT
+            command, stdout=subprocess.DEVNULL, stderr=err, env={**os.environ, **env}, cwd=cwd
         )
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
@@ -174,7 +178,7 @@ def build_rows(
                     "papi", str(run / "papi"), "-o", str(out / "p"))),
             *([Row("baseline: actorprof papi", actorprof(
                 "papi", str(run / "papi"), "-o", str(out / "p")), b,
-                env={"PYTHONPATH": str(baseline)})] if baseline else []),
+                env={"PYTHONPATH": str(baseline)}, cwd=baseline)] if baseline else []),
         ]  # fmt: skip
         groups.append(("papi", papi, extra))
     if want("overall") and overall.is_file():
@@ -204,8 +208,8 @@ def build_rows(
         ]))  # fmt: skip
     for group, files, extra in groups:
         rows.append(Row(f"[{group}] cat", ["cat", *map(str, files)], size_of(files)))
-        rows.extend(Row(f"[{group}] {r.name}", r.command, r.input_bytes, r.env, r.before)
-                    for r in extra)  # fmt: skip
+        rows.extend(Row(f"[{group}] {r.name}", r.command, r.input_bytes, r.env, r.before,
+                        cwd=r.cwd) for r in extra)  # fmt: skip
     return rows
 
 
@@ -221,7 +225,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per row (median)")
     parser.add_argument(
         "--baseline", type=Path, help="another actorprof tree (PYTHONPATH) timed beside: papi"
-    )
+    )  # its rows run from that tree: python -m imports the package of its folder first
     parser.add_argument(
         "--only", default="", help="comma-separated groups: fixed,logical,papi,overall,"
         "physical,timeline,report"
@@ -233,7 +237,8 @@ def main() -> None:
     env = {"PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
     with tempfile.TemporaryDirectory(prefix="bench-commands-") as tmp:
         out, cache = Path(tmp) / "out", Path(tmp) / "cache"
-        rows = build_rows(args.run, logical, out, cache, only, args.baseline)
+        baseline = args.baseline.resolve() if args.baseline else None
+        rows = build_rows(args.run, logical, out, cache, only, baseline)
         print(f"run: {args.run}, logical: {logical}")
         print(
             f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
@@ -250,7 +255,7 @@ def main() -> None:
                     shutil.rmtree(cache, ignore_errors=True)
                 elif row.before:
                     measure(row.before, {**env, **row.env})
-                wall, rss, code, tail = measure(row.command, {**env, **row.env})
+                wall, rss, code, tail = measure(row.command, {**env, **row.env}, row.cwd)
                 if code != 0:
                     row.failed = f"exit {code}: {tail.strip().splitlines()[-1] if tail else ''}"
                     continue

@@ -63,26 +63,37 @@ COMMA, NEWLINE, DOT, MINUS, SPACE = (ord(c) for c in ",\n.- ")
 
 def _digits8(words: U64) -> U64:
     """Value of 8 ASCII digits per word (first character in the lowest byte);
-    zero bytes count as leading zeros."""
-    v = (words & _LOW4) * _M1 >> _SH8
-    v = (v & _K1) * _M2 >> _SH16
-    return (v & _K2) * _M3 >> _SH32
+    zero bytes count as leading zeros. ``words`` is overwritten."""
+    words &= _LOW4
+    words *= _M1
+    words >>= _SH8
+    words &= _K1
+    words *= _M2
+    words >>= _SH16
+    words &= _K2
+    words *= _M3
+    words >>= _SH32
+    return words
 
 
-def _values(words: U64, ends: I64, digits: I64) -> I64:
-    """The numbers of ``digits`` (1..16) digits ending just before ``ends``
-    (arrays of any shape); the second word only where there are more than 8."""
-    values = _digits8(words[ends - 8] & _KEEP_HIGH[np.minimum(digits, 8)]).view(np.int64)
+def _values(words: U64, starts: I64, digits: I64) -> I64:
+    """The numbers of ``digits`` (1..16) digits in the 8-byte words at
+    ``starts`` (which end where the numbers end); the word before them too
+    where there are more than 8."""
+    low = words[starts]
+    low &= _KEEP_HIGH[np.minimum(digits, 8)]
+    values = _digits8(low).view(np.int64)
     long = digits > 8
     count = int(np.count_nonzero(long))
     if 8 * count > long.size:  # many: on every value
-        high = _digits8(words[ends - 16] & _KEEP_HIGH[np.clip(digits - 8, 0, 8)])
-        values += high.view(np.int64) * 100_000_000
+        high = words[starts - 8]
+        high &= _KEEP_HIGH[np.clip(digits - 8, 0, 8)]
+        values += _digits8(high).view(np.int64) * 100_000_000
     elif count:  # a few (a MAIN line's counters): on those only
         at = np.flatnonzero(long)
-        flat, ends, digits = values.reshape(-1), ends.reshape(-1)[at], digits.reshape(-1)[at]
-        high = _digits8(words[ends - 16] & _KEEP_HIGH[digits - 8])
-        flat[at] += high.view(np.int64) * 100_000_000
+        high = words[starts[at] - 8]
+        high &= _KEEP_HIGH[digits[at] - 8]
+        values[at] += _digits8(high).view(np.int64) * 100_000_000
     return values
 
 
@@ -120,14 +131,6 @@ def printf_columns(
     return {name: np.concatenate([p[name] for p in parts]) for name in wanted}
 
 
-def _pattern(fields: int) -> NDArray[np.uint8]:
-    """The separators of a line (commas, the dot, the line end) and the byte
-    after each comma (a space); 0: not checked."""
-    kinds = np.array([COMMA] * (fields - 1) + [DOT, NEWLINE], dtype=np.uint8)
-    after = np.array([SPACE] * (fields - 1) + [0, 0], dtype=np.uint8)
-    return np.stack([kinds, after])
-
-
 def _piece(block: bytes, spec: CsvSpec, wanted: Sequence[str]) -> dict[str, np.ndarray] | None:
     columns = spec.columns
     f = len(columns)
@@ -139,12 +142,17 @@ def _piece(block: bytes, spec: CsvSpec, wanted: Sequence[str]) -> dict[str, np.n
     n, rest = divmod(len(seps), f + 1)
     if rest or not n or seps[-1] != len(block) - 1:
         return None
-    # each line: f - 1 commas, each followed by a space, then a dot, then its end
-    found = np.stack([view[seps], buf[seps + (_PAD + 1)]]).reshape(2, n, f + 1)
-    pattern = _pattern(f)
-    if not (found[0] == pattern[0]).all() or not (found[1][:, : f - 1] == SPACE).all():
-        return None
     rows = seps.reshape(n, f + 1)
+    # each line: f - 1 commas, each followed by a space, then a dot, then its
+    # end (with n dots and n line ends in all, the other separators are commas)
+    if (
+        not (view[rows[:, f]] == NEWLINE).all()
+        or not (view[rows[:, f - 1]] == DOT).all()
+        or int(np.count_nonzero(view == NEWLINE)) != n
+        or int(np.count_nonzero(view == DOT)) != n
+        or not np.array_equal(view[:-1] == COMMA, view[1:] == SPACE)
+    ):
+        return None
     # every other byte is a digit, but for minus signs: bytes below "0" counted
     below = int(np.count_nonzero(view < 48)) - len(seps) - (f - 1) * n
     minus = int(np.count_nonzero(view == MINUS)) if below else 0
@@ -182,9 +190,11 @@ def _piece(block: bytes, spec: CsvSpec, wanted: Sequence[str]) -> dict[str, np.n
         for j, name in enumerate(columns[:-1])
         if name in wanted or j in signed or int(lengths[:, j].max()) >= len(str(spec.limit(name)))
     ]
+    # the word ending at each separator: the 8 characters before it
+    starts = (seps + (_PAD - 8)).reshape(n, f + 1)
     for j in convert:
         name = columns[j]
-        column = _values(words, rows[:, j] + _PAD, lengths[:, j])
+        column = _values(words, starts[:, j], lengths[:, j])
         if negative is not None and j == signed[0]:
             column = np.where(negative, -column, column)
         low = 0 if name in spec.nonnegative else int(np.iinfo(spec.dtypes[name]).min)  # type: ignore[type-var]
@@ -196,8 +206,8 @@ def _piece(block: bytes, spec: CsvSpec, wanted: Sequence[str]) -> dict[str, np.n
     if int((whole + decimals).max()) > _MAX_DIGITS:
         return None
     if columns[-1] in wanted:
-        scaled = _values(words, rows[:, f - 1] + _PAD, whole) * _POW10[decimals]
-        scaled += _values(words, rows[:, f] + _PAD, decimals)
+        scaled = _values(words, starts[:, f - 1], whole) * _POW10[decimals]
+        scaled += _values(words, starts[:, f], decimals)
         if int(scaled.max()) >= _EXACT:
             return None
         out[columns[-1]] = scaled / _POW10_F[decimals]
