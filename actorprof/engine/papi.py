@@ -164,9 +164,14 @@ def reduce_papi(
             return PapiReduced(hit[0], hit[1], names)
     first_file = len(report.files)
     first_warning = len(report.warnings)
-    sizes = [_size(f.path) for f in files]
-    serial = sum(sizes) < engine.parallel_min_bytes
-    units = _plan(files, sizes, spec, num_pes, engine, 1 if serial else engine.workers)
+    serial = report.bytes_planned < engine.parallel_min_bytes
+    workers = 1 if serial else engine.workers
+    if workers == 1 and engine.scheduler is None:
+        # one unit, in this process: no file is stat'ed twice (65,536 of them)
+        units = [PapiUnit(0, tuple(files), spec, num_pes)] if files else []
+    else:
+        sizes = [_size(f.path) for f in files]
+        units = _plan(files, sizes, spec, num_pes, engine, workers)
     results: dict[int, PapiUnitResult] = {}
     done_bytes = done_files = 0
     for unit, result in run_map(reduce_papi_unit, units, engine, serial=serial):
