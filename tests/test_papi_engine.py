@@ -348,3 +348,33 @@ def test_a_changed_file_or_a_damaged_entry_is_read_again(tmp_path: Path) -> None
     # rewritten: the next read hits it
     with mock.patch("actorprof.engine.papi.run_map", side_effect=AssertionError("read")):
         papi_view(run, report=ReadReport(kind="papi"), engine=cached)
+
+
+class Recorder:
+    """A progress sink that keeps what it was told."""
+
+    def __init__(self) -> None:
+        self.begun: list[tuple[int, int]] = []
+        self.updates: list[tuple[int, int]] = []
+
+    def begin(self, total_bytes: int, total_files: int) -> None:
+        self.begun.append((total_bytes, total_files))
+
+    def update(self, done_bytes: int, done_files: int) -> None:
+        self.updates.append((done_bytes, done_files))
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("engine", [None, SERIAL, SPLIT], ids=["plain", "serial", "split"])
+def test_progress_begins_once_and_ends_at_the_planned_total(
+    tmp_path: Path, engine: Engine | None
+) -> None:
+    for pe in range(5):
+        (tmp_path / f"PE{pe}_PAPI.csv").write_text(good_lines(pe, 50))
+    total = sum(p.stat().st_size for p in tmp_path.iterdir())
+    progress = Recorder()
+    papi_view(tmp_path, report=ReadReport(kind="papi"), engine=engine, progress=progress)
+    assert progress.begun == [(total, 5)]
+    assert progress.updates and progress.updates[-1] == (total, 5)

@@ -13,6 +13,7 @@ those of the plain reader (:func:`actorprof.iter_papi`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from os import PathLike
@@ -75,19 +76,28 @@ class PapiReduced:
 
 
 class _Tracked:
-    """Passes chunks on, noting the largest ``src_pe`` and the totals' shadow."""
+    """Passes chunks on, noting the largest ``src_pe`` and the totals' shadow
+    (and telling ``progress`` how far ``report`` is, at most every 0.1 s)."""
 
-    def __init__(self, value_columns: list[str]) -> None:
+    def __init__(
+        self, value_columns: list[str], report: ReadReport, progress: ProgressSink | None
+    ) -> None:
         self.value_columns = value_columns
+        self.report = report
+        self.progress = progress
         self.max_src_pe = -1
         self.running = 0.0
 
     def track(self, chunks: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        last = 0.0
         for chunk in chunks:
             if len(chunk):
                 self.max_src_pe = max(self.max_src_pe, int(chunk["src_pe"].max()))
                 values = chunk[self.value_columns].to_numpy(dtype=np.float64)
                 self.running += float(values.sum(axis=0).max(initial=0))
+            if self.progress is not None and time.monotonic() - last >= 0.1:
+                self.progress.update(*self.report.done())
+                last = time.monotonic()
             yield chunk
 
 
@@ -97,15 +107,17 @@ def _counters(spec: CsvSpec) -> tuple[str, ...]:
     return tuple(columns[columns.index("num_sends") + 1 : -1])
 
 
-def reduce_papi_unit(unit: PapiUnit) -> PapiUnitResult:
+def reduce_papi_unit(unit: PapiUnit, progress: ProgressSink | None = None) -> PapiUnitResult:
     """The map step (runs in a worker process, on a Dask worker, or here).
 
     A read error is returned, not raised, with the accounting of the files
     before it, so the reduce step raises it at its place in file order.
+    ``progress`` (in this process only) is told the unit's bytes and files
+    read as it goes.
     """
     counters = _counters(unit.spec)
     report = ReadReport(kind="papi")
-    tracked = _Tracked(["num_sends", *counters])
+    tracked = _Tracked(["num_sends", *counters], report, progress)
     chunks = papi_chunks(
         unit.files, unit.spec, report, num_pes=unit.num_pes, block_bytes=unit.block_bytes
     )
@@ -166,15 +178,16 @@ def reduce_papi(
     first_warning = len(report.warnings)
     serial = report.bytes_planned < engine.parallel_min_bytes
     workers = 1 if serial else engine.workers
+    results: dict[int, PapiUnitResult] = {}
     if workers == 1 and engine.scheduler is None:
-        # one unit, in this process: no file is stat'ed twice (65,536 of them)
-        units = [PapiUnit(0, tuple(files), spec, num_pes)] if files else []
+        # one unit, here: no file is stat'ed twice (65,536 of them), progress as it goes
+        units = [PapiUnit(0, tuple(files), spec, num_pes)]
+        results[0] = reduce_papi_unit(units[0], progress)
     else:
         sizes = [_size(f.path) for f in files]
         units = _plan(files, sizes, spec, num_pes, engine, workers)
-    results: dict[int, PapiUnitResult] = {}
     done_bytes = done_files = 0
-    for unit, result in run_map(reduce_papi_unit, units, engine, serial=serial):
+    for unit, result in run_map(reduce_papi_unit, units if not results else [], engine):
         results[unit.first] = result
         done_bytes += sum(f.bytes_read for f in result.files)
         done_files += len(result.files)
