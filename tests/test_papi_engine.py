@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -30,7 +31,7 @@ from actorprof import ActorProfError, ReadReport, read_papi
 from actorprof.cli import main
 from actorprof.engine import Engine
 from actorprof.kinds.papi import papi_view
-from actorprof.read.papi import papi_spec
+from actorprof.read.papi import papi_chunks, papi_files, papi_spec
 
 from .test_papi_batch import damaged_run, good_lines
 
@@ -296,6 +297,15 @@ def test_printf_route_agrees_on_random_lines(tmp_path: Path, text: bytes) -> Non
         printf_read = read_outcome(path)
     assert_same_read(pandas_read, printf_read)
     TAKEN.append(any(taken))
+    if "frame" in printf_read:  # the engine's frames: the summed columns only
+        keep = ("src_pe", "dst_pe", "mailbox", "num_sends", "PAPI_TOT_INS", "PAPI_LST_INS")
+        spec = replace(papi_spec(("PAPI_TOT_INS", "PAPI_LST_INS")), keep=keep)
+        files = papi_files(path)
+        report = ReadReport()
+        frames = list(papi_chunks(files, spec, report, num_pes=None))
+        kept = pd.concat(frames, ignore_index=True) if frames else printf_read["frame"][list(keep)]
+        pd.testing.assert_frame_equal(kept, printf_read["frame"][list(keep)])
+        assert report.files == printf_read["files"]
 
 
 TAKEN: list[bool] = []
