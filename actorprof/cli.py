@@ -639,6 +639,7 @@ Examples:
 @main.command(epilog=PAPI_EXAMPLE, context_settings=CONTEXT)
 @click.argument("trace_dir", type=click.Path(exists=True, path_type=Path))
 @common_options
+@engine_options
 @click.option(
     "--counters",
     default=None,
@@ -658,6 +659,10 @@ def papi(
     dpi: int | None,
     quiet: bool,
     verbose: bool,
+    jobs: int,
+    cache_dir: Path | None,
+    no_cache: bool,
+    scheduler: str | None,
     counters: str | None,
     by_mailbox: bool,
     sort: str,
@@ -684,6 +689,7 @@ def papi(
             num_pes=num_pes,
             counters=names,
             report=ReadReport(kind="papi"),
+            engine=make_engine(jobs, cache_dir, no_cache, scheduler),
             progress=progress,
         )
     write_papi(view, out, by_mailbox=by_mailbox, sort=sort)

@@ -11,7 +11,8 @@ processes are not included), run on the same files in one run:
   ``group_by``) when polars is importable: the same per-pair (logical) or
   per-(PE, mailbox) (PAPI) sums that the command computes, imports included;
 * every command: ``logical`` (no cache; then cold and warm with an empty
-  cache folder of its own), ``papi``, ``overall``, ``physical``,
+  cache folder of its own), ``papi`` (``-j1`` and ``-j2`` without cache,
+  then warm; ``--baseline DIR``: also another tree's, e.g. main's), ``overall``, ``physical``,
   ``timeline``, ``export``, ``report``;
 * the fixed cost: ``actorprof logical`` on the shipped 8-PE example.
 
@@ -78,17 +79,21 @@ class Row:
     env: dict[str, str] = field(default_factory=dict)
     # run once, untimed, before the timed runs (e.g. fill the cache)
     before: list[str] | None = None
+    # run from this folder (python -m imports actorprof from it first)
+    cwd: Path = ROOT
     seconds: list[float] = field(default_factory=list)
     rss_mb: list[float] = field(default_factory=list)
     failed: str = ""
 
 
-def measure(command: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
+def measure(
+    command: list[str], env: dict[str, str], cwd: Path = ROOT
+) -> tuple[float, float, int, str]:
     """Wall seconds, peak RSS (MB) and exit code of one whole process."""
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         process = subprocess.Popen(
-            command, stdout=subprocess.DEVNULL, stderr=err, env={**os.environ, **env}, cwd=ROOT
+            command, stdout=subprocess.DEVNULL, stderr=err, env={**os.environ, **env}, cwd=cwd
         )
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
@@ -110,8 +115,11 @@ def actorprof(*args: str) -> list[str]:
     return [sys.executable, "-m", "actorprof", *args, "-q"]
 
 
-def build_rows(run: Path, logical: Path, out: Path, cache: Path, only: set[str]) -> list[Row]:
-    """The rows to time, grouped by what they read."""
+def build_rows(
+    run: Path, logical: Path, out: Path, cache: Path, only: set[str], baseline: Path | None = None
+) -> list[Row]:
+    """The rows to time, grouped by what they read (``baseline``: another
+    actorprof tree, e.g. the main branch's, timed beside for the PAPI command)."""
     rows: list[Row] = []
     py = sys.executable
     have_polars = _importable("polars")
@@ -160,7 +168,17 @@ def build_rows(run: Path, logical: Path, out: Path, cache: Path, only: set[str])
             Row("naive pandas", [py, "-c", NAIVE, *map(str, papi), names, keys], b),
             *([Row("polars", [py, "-c", POLARS, *map(str, papi), names, keys], b)]
               if have_polars else []),
-            Row("actorprof papi", actorprof("papi", str(run / "papi"), "-o", str(out / "p")), b),
+            Row("actorprof papi -j1 --no-cache", actorprof(
+                "papi", str(run / "papi"), "-o", str(out / "p"), "-j1", "--no-cache"), b),
+            Row("actorprof papi -j2 --no-cache", actorprof(
+                "papi", str(run / "papi"), "-o", str(out / "p"), "-j2", "--no-cache"), b),
+            Row("actorprof papi, cache warm", actorprof(
+                "papi", str(run / "papi"), "-o", str(out / "p")), b,
+                env={"ACTORPROF_CACHE_DIR": str(cache)}, before=actorprof(
+                    "papi", str(run / "papi"), "-o", str(out / "p"))),
+            *([Row("baseline: actorprof papi", actorprof(
+                "papi", str(run / "papi"), "-o", str(out / "p")), b,
+                env={"PYTHONPATH": str(baseline)}, cwd=baseline)] if baseline else []),
         ]  # fmt: skip
         groups.append(("papi", papi, extra))
     if want("overall") and overall.is_file():
@@ -190,8 +208,8 @@ def build_rows(run: Path, logical: Path, out: Path, cache: Path, only: set[str])
         ]))  # fmt: skip
     for group, files, extra in groups:
         rows.append(Row(f"[{group}] cat", ["cat", *map(str, files)], size_of(files)))
-        rows.extend(Row(f"[{group}] {r.name}", r.command, r.input_bytes, r.env, r.before)
-                    for r in extra)  # fmt: skip
+        rows.extend(Row(f"[{group}] {r.name}", r.command, r.input_bytes, r.env, r.before,
+                        cwd=r.cwd) for r in extra)  # fmt: skip
     return rows
 
 
@@ -206,6 +224,9 @@ def main() -> None:
     parser.add_argument("--logical", type=Path, help="logical trace folder (default RUN/logical)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per row (median)")
     parser.add_argument(
+        "--baseline", type=Path, help="another actorprof tree (PYTHONPATH) timed beside: papi"
+    )  # its rows run from that tree: python -m imports the package of its folder first
+    parser.add_argument(
         "--only", default="", help="comma-separated groups: fixed,logical,papi,overall,"
         "physical,timeline,report"
     )  # fmt: skip
@@ -216,7 +237,8 @@ def main() -> None:
     env = {"PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
     with tempfile.TemporaryDirectory(prefix="bench-commands-") as tmp:
         out, cache = Path(tmp) / "out", Path(tmp) / "cache"
-        rows = build_rows(args.run, logical, out, cache, only)
+        baseline = args.baseline.resolve() if args.baseline else None
+        rows = build_rows(args.run, logical, out, cache, only, baseline)
         print(f"run: {args.run}, logical: {logical}")
         print(
             f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
@@ -233,7 +255,7 @@ def main() -> None:
                     shutil.rmtree(cache, ignore_errors=True)
                 elif row.before:
                     measure(row.before, {**env, **row.env})
-                wall, rss, code, tail = measure(row.command, {**env, **row.env})
+                wall, rss, code, tail = measure(row.command, {**env, **row.env}, row.cwd)
                 if code != 0:
                     row.failed = f"exit {code}: {tail.strip().splitlines()[-1] if tail else ''}"
                     continue

@@ -43,12 +43,14 @@ from .imbalance import imbalance
 __all__ = [
     "TIME_CHECKS",
     "PopEfficiencies",
+    "check_papi_totals",
     "counter_names",
     "main_unknown",
     "papi_breakdown",
     "papi_regions",
     "papi_segments",
     "pop_efficiencies",
+    "sum_regions",
     "time_breakdown",
     "time_checks",
     "zero_counters",
@@ -108,11 +110,7 @@ def papi_regions(
             counters = counter_names(chunk)
         value_columns = ["num_sends", *counters]
         running += float(chunk[value_columns].to_numpy(dtype=np.float64).sum(axis=0).max(initial=0))
-        if running >= _INT64_SAFE:
-            raise ActorProfError(
-                "PAPI counter totals exceed 64-bit integers: the trace holds implausible "
-                "counter values (corrupted lines?). Check the PAPI files' counter columns."
-            )
+        check_papi_totals(running)
         pending.append(chunk[[*_KEYS, *value_columns]])
         pending_rows += len(chunk)
         if pending_rows >= _GROUP_ROWS or len(pending) >= _GROUP_CHUNKS:
@@ -124,8 +122,14 @@ def papi_regions(
         counters = tuple(DEFAULT_PAPI_COUNTERS)
     if not partials:
         return _empty_regions(counters)
-    total = pd.concat(partials).groupby(level=[0, 1], sort=True).sum()
-    table = total.reset_index().rename(columns={"dst_pe": "pe"})
+    return _region_table(pd.concat(partials), counters)
+
+
+def _region_table(sums: pd.DataFrame, counters: tuple[str, ...]) -> pd.DataFrame:
+    """Sums indexed by (PE, mailbox), maybe repeated, as the sorted region table."""
+    total = sums.groupby(level=[0, 1], sort=True).sum()
+    total.index.names = ["pe", "mailbox"]
+    table = total.reset_index()
     table.insert(2, "region", np.where(table["mailbox"] == MAIN_MAILBOX, "MAIN", "PROC"))
     columns = [*PAPI_REGION_COLUMNS, *counters]
     table = table[columns].astype({c: np.int64 for c in columns if c != "region"})
@@ -133,7 +137,51 @@ def papi_regions(
     return table
 
 
+def sum_regions(tables: Iterable[pd.DataFrame], *, counters: tuple[str, ...]) -> pd.DataFrame:
+    """The :func:`papi_regions` table of a trace from those of its parts.
+
+    Parameters
+    ----------
+    tables
+        :func:`papi_regions` tables of disjoint parts of the trace (e.g.
+        groups of files read by different processes). Not modified.
+    counters
+        Counter columns of the tables.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table :func:`papi_regions` gives for all the parts' lines at once
+        (integer sums: the same whatever the split).
+    """
+    value_columns = ["lines", "num_sends", *counters]
+    parts = [t.set_index(["pe", "mailbox"])[value_columns] for t in tables if len(t)]
+    if not parts:
+        return _empty_regions(counters)
+    return _region_table(pd.concat(parts), counters)
+
+
 _INT64_SAFE = float(2**62)
+
+
+def check_papi_totals(running: float) -> None:
+    """Raise when a running float total of PAPI values nears the int64 limit.
+
+    ``running`` shadows the integer sums (int64 sums wrap silently): the
+    sum, over the chunks read so far, of each chunk's largest column total.
+
+    Raises
+    ------
+    ActorProfError
+        ``running`` is 2**62 or more.
+    """
+    if running >= _INT64_SAFE:
+        raise ActorProfError(
+            "PAPI counter totals exceed 64-bit integers: the trace holds implausible "
+            "counter values (corrupted lines?). Check the PAPI files' counter columns."
+        )
+
+
 #: Chunks are summed in groups of this many rows or chunks: a groupby costs
 #: milliseconds however small its input, and a run has a file per PE.
 _GROUP_ROWS = 1 << 18

@@ -34,6 +34,7 @@ from ..read.papi import check_counter_names, iter_papi
 from ..schema import MAIN_MAILBOX
 
 if TYPE_CHECKING:
+    from ..engine import Engine
     from ..write import Sink
 
 __all__ = [
@@ -273,6 +274,19 @@ def build_papi_view(
     """
     senders = _MaxSender()
     regions = papi_regions(senders.track(chunks))
+    return _view(regions, senders.max_pe, report, path=path, num_pes=num_pes, counters=counters)
+
+
+def _view(
+    regions: pd.DataFrame,
+    max_src_pe: int,
+    report: ReadReport,
+    *,
+    path: str,
+    num_pes: int | None,
+    counters: Sequence[str] | None,
+) -> PapiView:
+    """The view of a trace's region table (``max_src_pe``: its largest sender)."""
     names = counter_names(regions)
     if not len(regions):
         names = check_counter_names(counters)
@@ -280,7 +294,7 @@ def build_papi_view(
     if num_pes is None:
         from_files = max((f.pe for f in report.files if f.pe is not None), default=-1) + 1
         seen = int(regions["pe"].max()) + 1 if len(regions) else 0
-        n = max(from_files, seen, senders.max_pe + 1, 1)
+        n = max(from_files, seen, max_src_pe + 1, 1)
         report.num_pes = n
         report.num_pes_inferred = True
         report.note(
@@ -311,6 +325,7 @@ def papi_view(
     num_pes: int | None = None,
     counters: Sequence[str] | None = None,
     report: ReadReport | None = None,
+    engine: Engine | None = None,
     progress: ProgressSink | None = None,
 ) -> PapiView:
     """Read a run's PAPI trace and derive the PAPI view (one pass).
@@ -325,6 +340,10 @@ def papi_view(
         Receives the line accounting; when None, skipped data and warnings
         (all-zero counters included) are announced with
         :class:`ActorProfWarning`.
+    engine
+        Read with :mod:`actorprof.engine` (groups of files in worker
+        processes, or on a Dask cluster); None: the plain reader, in this
+        process. The view is the same, bit for bit, either way.
     progress
         Told the bytes and files to read and done (e.g. a progress line).
 
@@ -345,14 +364,35 @@ def papi_view(
     """
     own = report is None
     report = ReadReport(kind="papi") if report is None else report
-    chunks = iter_papi(path, phase=phase, num_pes=num_pes, counters=counters, report=report)
-    view = build_papi_view(
-        track(chunks, progress, planned=report.planned, done=report.done),
-        report,
-        path=str(path),
-        num_pes=num_pes,
-        counters=counters,
-    )
+    if engine is not None:
+        from ..engine.papi import reduce_papi
+
+        reduced = reduce_papi(
+            path,
+            phase=phase,
+            num_pes=num_pes,
+            counters=counters,
+            report=report,
+            engine=engine,
+            progress=progress,
+        )
+        view = _view(
+            reduced.regions,
+            reduced.max_src_pe,
+            report,
+            path=str(path),
+            num_pes=num_pes,
+            counters=counters,
+        )
+    else:
+        chunks = iter_papi(path, phase=phase, num_pes=num_pes, counters=counters, report=report)
+        view = build_papi_view(
+            track(chunks, progress, planned=report.planned, done=report.done),
+            report,
+            path=str(path),
+            num_pes=num_pes,
+            counters=counters,
+        )
     if own:
         report.emit_python_warnings()
     return view

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 __all__ = [
+    "DEFAULT_BLOCK_BYTES",
     "FAST_BLOCK_BYTES",
+    "CsvSpec",
     "FileReport",
     "LogicalBlock",
     "ReadReport",
@@ -42,6 +44,8 @@ __all__ = [
 # Imported on first use, so that a command loads only the modules it runs
 # (docs/performance.md, "Fixed cost"); type checkers read the imports below.
 _EXPORTS = {
+    "CsvSpec": "_scan",
+    "DEFAULT_BLOCK_BYTES": "_scan",
     "FAST_BLOCK_BYTES": "_fastscan",
     "FileReport": "_report",
     "LogicalBlock": "logical",
@@ -81,7 +85,7 @@ if TYPE_CHECKING:
         stdout_file,
     )
     from ._report import FileReport, ReadReport, SkippedLine
-    from ._scan import require_trace_lines
+    from ._scan import DEFAULT_BLOCK_BYTES, CsvSpec, require_trace_lines
     from .logical import (
         LogicalBlock,
         canonical_lines,

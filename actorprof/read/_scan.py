@@ -40,6 +40,7 @@ from ._fastscan import (
     CompactBlock,
     compact_block,
 )
+from ._printf import printf_columns
 from ._report import MAX_TEXT, FileReport
 
 __all__ = [
@@ -90,6 +91,15 @@ class CsvSpec:
     #: Tighter upper bounds than the dtype's, for values that cannot be
     #: real (and whose sums would overflow 64-bit totals).
     maxima: tuple[tuple[str, int], ...] = ()
+    #: Try :func:`._printf.printf_columns` first (lines with every field).
+    printf: bool = False
+    #: Columns the frames hold (None: all); every field is still checked.
+    keep: tuple[str, ...] | None = None
+
+    @property
+    def frame_columns(self) -> list[str]:
+        """Columns of the frames read with this spec."""
+        return list(self.columns if self.keep is None else self.keep)
 
     def limit(self, name: str) -> int:
         """Largest valid value of integer column ``name``."""
@@ -206,7 +216,8 @@ def scan_csv(
         if line_numbers:
             frame = with_lines(frame, lines, first_line)
         if not last:
-            first_line += block.count(b"\n")
+            # rows in order (lines None) are every line of the block
+            first_line += len(frame) if lines is None else block.count(b"\n")
         if len(frame):
             yield frame
 
@@ -307,8 +318,15 @@ def _fast(block: bytes, spec: CsvSpec) -> tuple[pd.DataFrame, CompactBlock] | No
     overflows) but the time field, a decimal ``[+-]?([0-9]+.?[0-9]*|.[0-9]+)``;
     the C engine then only converts text the grammar accepts. Values are
     range-checked in int64 before the cast to the column dtypes, never cast
-    blindly (pandas < 3 wraps int32 overflow silently).
+    blindly (pandas < 3 wraps int32 overflow silently). A ``printf`` spec's
+    blocks of canonical lines are read by :func:`printf_columns` instead,
+    with the same result and without the C engine.
     """
+    if spec.printf:
+        columns = printf_columns(block, spec, spec.keep)
+        if columns is not None:
+            frame = pd.DataFrame(columns, columns=spec.frame_columns)
+            return frame, CompactBlock(_NO_BYTES, None, len(frame))
     compact = compact_block(block)
     if compact is None:
         return None
@@ -347,9 +365,10 @@ def _fast(block: bytes, spec: CsvSpec) -> tuple[pd.DataFrame, CompactBlock] | No
     if not np.isfinite(time[full]).all() or not np.isnan(time[~full]).all():
         return None
     data[spec.columns[-1]] = time
-    return pd.DataFrame(data, columns=list(spec.columns)), compact
+    return pd.DataFrame(data, columns=spec.frame_columns), compact
 
 
+_NO_BYTES = np.zeros(0, dtype=np.uint8)
 #: Longest integer field the fast path converts: 18 digits always fit int64.
 _MAX_INT_CHARS = 18
 #: Correctly rounded floats on every pandas (the default is only since pandas 3).
@@ -536,7 +555,7 @@ def _frame(rows: list[list[int | float]], ncols: int, spec: CsvSpec) -> pd.DataF
         name: np.asarray(col, dtype=spec.dtypes[name])
         for name, col in zip(spec.columns, columns, strict=False)
     }
-    return pd.DataFrame(data, columns=list(spec.columns))
+    return pd.DataFrame(data, columns=spec.frame_columns)
 
 
 def _expected(spec: CsvSpec) -> str:

@@ -58,8 +58,10 @@ from ._scan import (
 
 __all__ = [
     "iter_papi",
+    "papi_chunks",
     "papi_counter_names",
     "papi_files",
+    "papi_plan",
     "papi_spec",
     "read_papi",
 ]
@@ -184,6 +186,7 @@ def papi_spec(counters: tuple[str, ...]) -> CsvSpec:
         # mailbox is -1 on the MAIN line, so it may be negative
         nonnegative=tuple(c for c in papi_columns(counters)[:-1] if c != "mailbox"),
         optional_last=False,
+        printf=True,
     )
 
 
@@ -322,6 +325,31 @@ def iter_papi(
     """
     own = report is None
     report = ReadReport(kind="papi") if report is None else report
+    files, spec = papi_plan(path, phase=phase, num_pes=num_pes, counters=counters, report=report)
+    yield from _papi_frames(
+        files, spec, report, num_pes=num_pes, block_bytes=block_bytes, line_numbers=line_numbers
+    )
+    if own:
+        report.emit_python_warnings()
+
+
+def papi_plan(
+    path: str | PathLike[str],
+    *,
+    phase: str | None,
+    num_pes: int | None,
+    counters: Sequence[str] | None,
+    report: ReadReport,
+) -> tuple[list[TraceFile], CsvSpec]:
+    """The files of a PAPI read and the shape of their lines (counter columns
+    sniffed, names resolved), as :func:`iter_papi` starts; fills ``report``
+    (files planned, notes, warnings of the counter vote).
+
+    Raises
+    ------
+    NoTraceError, UsageError, TraceFormatError
+        As :func:`iter_papi`.
+    """
     report.kind = "papi"
     check_counter_names(counters)  # fail on bad names before touching files
     files = papi_files(path, phase=phase, num_pes=num_pes, report=report)
@@ -331,12 +359,27 @@ def iter_papi(
         n_counters if n_counters is not None else len(check_counter_names(counters)), counters
     )
     _note_names(report, names, counters)
-    spec = papi_spec(names)
+    return files, papi_spec(names)
+
+
+def papi_chunks(
+    files: Sequence[TraceFile],
+    spec: CsvSpec,
+    report: ReadReport,
+    *,
+    num_pes: int | None,
+    block_bytes: int = DEFAULT_BLOCK_BYTES,
+) -> Iterator[pd.DataFrame]:
+    """The readable lines of ``files`` (part of a :func:`papi_plan`), as
+    :func:`iter_papi` yields them without line numbers; each file's line
+    accounting and warnings go to ``report``, in file order.
+
+    The PAPI map step of :mod:`actorprof.engine` runs this loop over its
+    share of the files, so every way of reading gives the same lines.
+    """
     yield from _papi_frames(
-        files, spec, report, num_pes=num_pes, block_bytes=block_bytes, line_numbers=line_numbers
+        list(files), spec, report, num_pes=num_pes, block_bytes=block_bytes, line_numbers=False
     )
-    if own:
-        report.emit_python_warnings()
 
 
 def _papi_frames(

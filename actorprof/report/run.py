@@ -311,7 +311,7 @@ def run_report(
     timeline
         Also build the timeline of the logical trace (a second, fast pass).
     jobs, cache, cache_dir, scheduler
-        How the logical trace is read (see :func:`actorprof.logical_view`).
+        How the logical and PAPI traces are read (see :func:`actorprof.logical_view`).
     progress
         Told the bytes and files of every read, one kind after the other
         (e.g. the CLI's progress line).
@@ -357,6 +357,12 @@ def run_report(
                 ),
             )
     if traces.papi is not None:
+        engine = Engine(
+            jobs=jobs,
+            cache=cache or cache_dir is not None,
+            cache_dir=cache_dir,
+            scheduler=scheduler,
+        )
         for key in traces.papi_phases:
             report = ReadReport(kind="papi")
             view = _guard(
@@ -367,6 +373,7 @@ def run_report(
                     phase=key or None,
                     num_pes=num_pes,
                     report=report,
+                    engine=engine,
                     progress=progress,
                 ),
             )

@@ -1,0 +1,256 @@
+"""Map/reduce of the PAPI trace: groups of files -> per-(PE, mailbox) sums.
+
+The map step (:func:`reduce_papi_unit`) runs the PAPI format's one block
+loop (:func:`actorprof.read.papi.papi_chunks`) over a group of files, in a
+worker process, and returns only what the view needs: the unit's
+:func:`~actorprof.analyze.breakdown.papi_regions` table (a row per (PE,
+mailbox) seen), the largest sender PE, the float shadow of the integer
+totals, and each file's line accounting and warnings. The reduce step
+(:func:`reduce_papi`) takes the units in file order, whatever order they
+finish in, so the ``ReadReport``, the first error and every number are
+those of the plain reader (:func:`actorprof.iter_papi`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from os import PathLike
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._progress import ProgressSink
+from ..analyze.breakdown import check_papi_totals, papi_regions, sum_regions
+from ..errors import ActorProfError, TraceFormatError, UsageError
+from ..read import DEFAULT_BLOCK_BYTES, CsvSpec, FileReport, ReadReport, TraceFile
+from ..read.papi import papi_chunks, papi_plan
+from .cache import TraceCache
+from .papi_cache import load_papi, save_papi
+from .run import Engine, run_map
+
+__all__ = ["PapiReduced", "PapiUnit", "PapiUnitResult", "reduce_papi", "reduce_papi_unit"]
+
+
+@dataclass(frozen=True)
+class PapiUnit:
+    """One map task: consecutive files of a PAPI read (``first``: index of the first).
+
+    ``block_bytes`` is the plain reader's block (not ``Engine.block_bytes``,
+    the logical tokenizer's): whole small files are parsed in batches of up
+    to 4 MB, big files in blocks of this size, as :func:`actorprof.iter_papi`
+    does.
+    """
+
+    first: int
+    files: tuple[TraceFile, ...]
+    spec: CsvSpec
+    num_pes: int | None
+    block_bytes: int = DEFAULT_BLOCK_BYTES
+
+
+@dataclass
+class PapiUnitResult:
+    """What the map step of a unit returns (picklable, small)."""
+
+    files: list[FileReport]
+    warnings: list[str]
+    regions: pd.DataFrame
+    max_src_pe: int = -1
+    #: Float shadow of the integer sums (see ``check_papi_totals``).
+    running: float = 0.0
+    #: The error that stopped the unit: (message, path, line), path None for
+    #: an error without a file (totals beyond 64 bits).
+    error: tuple[str, str | None, int | None] | None = None
+
+
+@dataclass
+class PapiReduced:
+    """A whole PAPI read: the region table and the largest sender PE."""
+
+    regions: pd.DataFrame
+    max_src_pe: int = -1
+    counters: tuple[str, ...] = field(default_factory=tuple)
+
+
+class _Tracked:
+    """Passes chunks on, noting the largest ``src_pe`` and the totals' shadow
+    (and telling ``progress`` how far ``report`` is, at most every 0.1 s)."""
+
+    def __init__(
+        self, value_columns: list[str], report: ReadReport, progress: ProgressSink | None
+    ) -> None:
+        self.value_columns = value_columns
+        self.report = report
+        self.progress = progress
+        self.max_src_pe = -1
+        self.running = 0.0
+
+    def track(self, chunks: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        last = 0.0
+        for chunk in chunks:
+            if len(chunk):
+                self.max_src_pe = max(self.max_src_pe, int(chunk["src_pe"].max()))
+                values = chunk[self.value_columns].to_numpy(dtype=np.float64)
+                self.running += float(values.sum(axis=0).max(initial=0))
+            if self.progress is not None and time.monotonic() - last >= 0.1:
+                self.progress.update(*self.report.done())
+                last = time.monotonic()
+            yield chunk
+
+
+def _counters(spec: CsvSpec) -> tuple[str, ...]:
+    """Counter columns of a PAPI spec: after ``num_sends``, before ``time_s``."""
+    columns = spec.columns
+    return tuple(columns[columns.index("num_sends") + 1 : -1])
+
+
+def reduce_papi_unit(unit: PapiUnit, progress: ProgressSink | None = None) -> PapiUnitResult:
+    """The map step (runs in a worker process, on a Dask worker, or here).
+
+    A read error is returned, not raised, with the accounting of the files
+    before it, so the reduce step raises it at its place in file order.
+    ``progress`` (in this process only) is told the unit's bytes and files
+    read as it goes.
+    """
+    counters = _counters(unit.spec)
+    report = ReadReport(kind="papi")
+    tracked = _Tracked(["num_sends", *counters], report, progress)
+    chunks = papi_chunks(
+        unit.files, unit.spec, report, num_pes=unit.num_pes, block_bytes=unit.block_bytes
+    )
+    error: tuple[str, str | None, int | None] | None = None
+    try:
+        regions = papi_regions(tracked.track(chunks), counters=counters)
+    except TraceFormatError as exc:
+        regions, error = sum_regions([], counters=counters), (exc.message, exc.path, exc.line)
+    except ActorProfError as exc:
+        regions, error = sum_regions([], counters=counters), (str(exc), None, None)
+    return PapiUnitResult(
+        files=report.files,
+        warnings=report.warnings,
+        regions=regions,
+        max_src_pe=tracked.max_src_pe,
+        running=tracked.running,
+        error=error,
+    )
+
+
+def reduce_papi(
+    path: str | PathLike[str],
+    *,
+    phase: str | None = None,
+    num_pes: int | None = None,
+    counters: Sequence[str] | None = None,
+    report: ReadReport,
+    engine: Engine | None = None,
+    progress: ProgressSink | None = None,
+) -> PapiReduced:
+    """Read a PAPI trace with ``engine`` into its region table.
+
+    Fills ``report`` exactly as :func:`actorprof.iter_papi` does (files,
+    line accounting, notes and warnings, in file order) and raises the same
+    errors, the first in file order.
+    """
+    engine = engine or Engine()
+    if engine.split_bytes < 1 or engine.block_bytes < 1:
+        raise UsageError("split_bytes and block_bytes must be >= 1")
+    files, spec = papi_plan(path, phase=phase, num_pes=num_pes, counters=counters, report=report)
+    names = _counters(spec)
+    # the columns the reduction uses; the others are checked, not converted
+    spec = replace(spec, keep=("src_pe", "dst_pe", "mailbox", "num_sends", *names))
+    if progress is not None:
+        progress.begin(report.bytes_planned, report.files_planned)
+    cache = TraceCache(engine.cache_dir, kind="papi") if engine.cache else None
+    # what decides which lines are read or skipped: part of the key
+    options = {"columns": list(spec.columns), "pe_limit": num_pes}
+    if cache is not None:
+        hit = load_papi(
+            cache, Path(path), files, phase=phase, options=options, counters=names, report=report
+        )
+        if hit is not None:
+            if progress is not None:
+                progress.update(report.bytes_planned, report.files_planned)
+            return PapiReduced(hit[0], hit[1], names)
+    first_file = len(report.files)
+    first_warning = len(report.warnings)
+    serial = report.bytes_planned < engine.parallel_min_bytes
+    workers = 1 if serial else engine.workers
+    results: dict[int, PapiUnitResult] = {}
+    if workers == 1 and engine.scheduler is None:
+        # one unit, here: no file is stat'ed twice (65,536 of them), progress as it goes
+        units = [PapiUnit(0, tuple(files), spec, num_pes)]
+        results[0] = reduce_papi_unit(units[0], progress)
+    else:
+        sizes = [_size(f.path) for f in files]
+        units = _plan(files, sizes, spec, num_pes, engine, workers)
+    done_bytes = done_files = 0
+    for unit, result in run_map(reduce_papi_unit, units if not results else [], engine):
+        results[unit.first] = result
+        done_bytes += sum(f.bytes_read for f in result.files)
+        done_files += len(result.files)
+        if progress is not None:
+            progress.update(done_bytes, done_files)
+    running = 0.0
+    max_src = -1
+    tables = []
+    for unit in units:
+        result = results[unit.first]
+        report.files.extend(result.files)
+        report.warnings.extend(result.warnings)
+        running += result.running
+        if result.error is not None:
+            message, where, line = result.error
+            if where is None:
+                raise ActorProfError(message)
+            raise TraceFormatError(message, path=where, line=line)
+        check_papi_totals(running)
+        max_src = max(max_src, result.max_src_pe)
+        tables.append(result.regions)
+    regions = sum_regions(tables, counters=names)
+    if cache is not None:
+        save_papi(
+            cache,
+            Path(path),
+            files,
+            phase=phase,
+            options=options,
+            counters=names,
+            regions=regions,
+            max_src_pe=max_src,
+            reports=report.files[first_file:],
+            warnings=report.warnings[first_warning:],
+            report=report,
+        )
+    return PapiReduced(regions, max_src, names)
+
+
+def _plan(
+    files: list[TraceFile],
+    sizes: list[int],
+    spec: CsvSpec,
+    num_pes: int | None,
+    engine: Engine,
+    workers: int,
+) -> list[PapiUnit]:
+    """Consecutive files in units of about ``split_bytes``, smaller when that
+    keeps every worker busy (4 units per worker)."""
+    target = min(engine.split_bytes, max(1 << 20, -(-sum(sizes) // (4 * workers))))
+    units: list[PapiUnit] = []
+    start = 0
+    size = 0
+    for i, file_size in enumerate(sizes):
+        size += file_size
+        if size >= target or i == len(files) - 1:
+            units.append(PapiUnit(start, tuple(files[start : i + 1]), spec, num_pes))
+            start, size = i + 1, 0
+    return units
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

@@ -1,0 +1,184 @@
+"""Cache of reduced PAPI traces: a second read of an unchanged trace skips the files.
+
+One entry per trace folder (and phase, counter names and PE limit), in the
+``papi`` folder of :class:`~actorprof.engine.cache.TraceCache` (same place,
+size cap and ``actorprof cache`` command as the logical entries). An entry
+holds what the map steps returned: the region table, the largest sender PE,
+each file's line accounting (skipped-line examples included) and the
+warnings of the read, in file order. It is used only when every file of the
+trace is the one it was made from (size, modification and change times,
+inode): a PAPI read is small once reduced, and one changed file means a new
+read. A damaged entry is ignored, with a note, and rewritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..analyze.breakdown import sum_regions
+from ..read import FileReport, ReadReport, SkippedLine, TraceFile
+from .cache import TraceCache, _stat, _touch, _why
+
+__all__ = ["PAPI_CACHE_FORMAT", "load_papi", "save_papi"]
+
+#: Bump when the entry layout or the PAPI map step's output changes.
+PAPI_CACHE_FORMAT = 1
+_ACCOUNTING = ("lines_read", "lines_blank", "bytes_read")
+_INT32 = 2**31
+_SUM_END = 2**62
+
+
+def _entry(
+    cache: TraceCache, trace: Path, phase: str | None, options: dict[str, Any]
+) -> tuple[str, Path] | None:
+    key = cache.key(trace, phase=phase, options={**options, "papi_format": PAPI_CACHE_FORMAT})
+    return None if key is None else (key, cache.folder / cache.kind / f"{key}.npz")
+
+
+def load_papi(
+    cache: TraceCache,
+    trace: Path,
+    files: list[TraceFile],
+    *,
+    phase: str | None,
+    options: dict[str, Any],
+    counters: tuple[str, ...],
+    report: ReadReport,
+) -> tuple[pd.DataFrame, int] | None:
+    """The region table and largest sender of an unchanged trace (None: read it).
+
+    On a hit, ``report`` receives the files' accounting and the warnings as
+    the read that made the entry gave them.
+    """
+    found = _entry(cache, trace, phase, options)
+    if found is None or not found[1].exists():
+        return None
+    key, entry = found
+    try:
+        loaded = _read(entry, key, files, counters)
+    except Exception as exc:  # any damage: ignored, read again, rewritten
+        report.note(
+            f"cache entry {entry} is damaged ({_why(exc)}): ignored, the trace is read again"
+        )
+        return None
+    if loaded is None:
+        return None
+    regions, max_src, accounting, extras, warnings = loaded
+    for i, f in enumerate(files):
+        skipped, examples = extras.get(str(i), ({}, []))
+        report.files.append(
+            FileReport(
+                str(f.path),
+                pe=f.pe,
+                phase=f.phase,
+                lines_read=int(accounting[i, 0]),
+                lines_blank=int(accounting[i, 1]),
+                bytes_read=int(accounting[i, 2]),
+                skipped={str(k): int(v) for k, v in skipped.items()},
+                examples=[SkippedLine(int(e[0]), str(e[1]), str(e[2])) for e in examples],
+            )
+        )
+    report.warnings.extend(warnings)
+    _touch(entry)
+    return regions, max_src
+
+
+def _read(
+    entry: Path, key: str, files: list[TraceFile], counters: tuple[str, ...]
+) -> tuple[pd.DataFrame, int, np.ndarray, dict[str, Any], list[str]] | None:
+    """An entry's contents (None: made from other files), checked to hold
+    together (else an exception)."""
+    with np.load(entry, allow_pickle=False) as npz:
+        meta = json.loads(bytes(npz["meta"]).decode())
+        stats = np.asarray(npz["stats"], dtype=np.int64)
+        accounting = np.asarray(npz["accounting"], dtype=np.int64)
+        table = np.asarray(npz["regions"], dtype=np.int64)
+    if meta["key"] != key:
+        raise ValueError("key mismatch")
+    names = meta["names"]
+    if names != [f.path.name for f in files]:
+        return None
+    for f, stat in zip(files, stats.tolist(), strict=True):
+        if _stat(f.path) != tuple(stat):
+            return None
+    columns = ["pe", "mailbox", "lines", "num_sends", *counters]
+    if accounting.shape != (len(files), len(_ACCOUNTING)) or table.shape[1:] != (len(columns),):
+        raise ValueError("inconsistent shapes")
+    if (accounting < 0).any() or (table[:, 2:] < 0).any() or (table[:, 2:] >= _SUM_END).any():
+        raise ValueError("counts out of range")
+    if (table[:, 0] < 0).any() or (np.abs(table[:, :2]) >= _INT32).any():
+        raise ValueError("PE or mailbox id out of range")
+    max_src = int(meta["max_src_pe"])
+    if not -1 <= max_src < _INT32:
+        raise ValueError("sender PE out of range")
+    warnings = [str(w) for w in meta["warnings"]]
+    regions = sum_regions([pd.DataFrame(table, columns=columns)], counters=counters)
+    return regions, max_src, accounting, meta["extras"], warnings
+
+
+def save_papi(
+    cache: TraceCache,
+    trace: Path,
+    files: list[TraceFile],
+    *,
+    phase: str | None,
+    options: dict[str, Any],
+    counters: tuple[str, ...],
+    regions: pd.DataFrame,
+    max_src_pe: int,
+    reports: list[FileReport],
+    warnings: list[str],
+    report: ReadReport,
+) -> None:
+    """Store a whole read as the trace's entry, then keep the cache under its
+    cap (errors while writing are ignored: it is a cache)."""
+    found = _entry(cache, trace, phase, options)
+    stats = [_stat(f.path) for f in files]
+    if found is None or any(s is None for s in stats) or len(reports) != len(files):
+        return
+    key, entry = found
+    meta = {
+        "key": key,
+        "names": [f.path.name for f in files],
+        "max_src_pe": max_src_pe,
+        "warnings": warnings,
+        "extras": {
+            str(i): [r.skipped, [[e.line, e.reason, e.text] for e in r.examples]]
+            for i, r in enumerate(reports)
+            if r.skipped or r.examples
+        },
+    }
+    columns = ["pe", "mailbox", "lines", "num_sends", *counters]
+    arrays = {
+        "regions": regions[columns].to_numpy(dtype=np.int64).reshape(len(regions), len(columns)),
+        "stats": np.array(stats, dtype=np.int64).reshape(len(files), 4),
+        "accounting": np.array(
+            [[getattr(r, name) for name in _ACCOUNTING] for r in reports], dtype=np.int64
+        ).reshape(len(files), len(_ACCOUNTING)),
+        "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+    }
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                np.savez(out, **arrays)  # type: ignore[arg-type]
+            os.replace(tmp, entry)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        return
+    size = entry.stat().st_size if entry.exists() else 0
+    if entry in cache.evict(keep=entry):
+        report.note(
+            f"the cache entry of this trace ({size:,} bytes) is larger than the cache "
+            f"cap ({cache.max_bytes:,} bytes, ACTORPROF_CACHE_MAX): not kept"
+        )

@@ -1,0 +1,214 @@
+"""Vectorised reader of blocks of printf lines, all fields present (the PAPI hot path).
+
+The runtime writes each PAPI line with one printf,
+``"%d, %ld, %d, %ld, %ld, %d, %d, %lld, %lld, %lf\\n"``, so nearly every
+block is made only of lines ``<int>, <int>, ..., <int>, <digits>.<digits>``.
+:func:`printf_columns` reads such a block with a fixed number of numpy
+operations (no Python loop over lines) and declines (returns None) any block
+that is not exactly of that shape; the caller then uses the reference route
+of :mod:`._scan` (compact form, structure check, pandas C engine, and line by
+line where that fails). A block is accepted only when every line is
+canonical, and a canonical line has one reading, so both routes give the same
+values (``tests/test_papi_engine.py`` compares them).
+
+What is canonical, checked with counts and a few gathers:
+
+* bytes are digits, ``,``, ``" "``, ``.``, ``-`` and ``\\n``; every comma is
+  followed by one space and there is no other space (``bytes.count``);
+* each line has ``len(columns) - 1`` commas, then one dot, then its line end
+  (the separators' positions, one ``flatnonzero``);
+* integer fields have 1 to 16 digits; a ``-`` only starts a field of the one
+  column that may be negative (PAPI's ``mailbox``);
+* the time field is ``<digits>.<digits>``, 16 digits at most, so its value
+  is an exact integer over a power of ten, and their IEEE quotient is the
+  correctly rounded value the C engine's round-trip parser gives.
+
+Integer fields are converted with SWAR arithmetic on the 8-byte words that
+end at each field's last character (two words beyond 8 digits).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from ._scan import CsvSpec
+
+__all__ = ["printf_columns"]
+
+U64 = NDArray[np.uint64]
+I64 = NDArray[np.int64]
+
+_PAD = 32  # zero bytes before and after a block: 8-byte loads never leave it
+_ZEROS = bytes(_PAD)
+_MAX_DIGITS = 16  # two words; every 16-digit number fits int64
+_LOW4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_SH8, _SH16, _SH32 = np.uint64(8), np.uint64(16), np.uint64(32)
+_M1, _M2, _M3 = np.uint64(2561), np.uint64(6553601), np.uint64(42949672960001)
+_K1, _K2 = np.uint64(0x00FF00FF00FF00FF), np.uint64(0x0000FFFF0000FFFF)
+_E8 = np.uint64(100_000_000)
+#: _KEEP_HIGH[j]: keep the j highest bytes of a word (its last j characters).
+_KEEP_HIGH = np.array(
+    [(0xFFFFFFFFFFFFFFFF << (8 * (8 - j))) & 0xFFFFFFFFFFFFFFFF for j in range(9)], dtype=np.uint64
+)
+_POW10 = 10 ** np.arange(_MAX_DIGITS + 1, dtype=np.int64)
+_POW10_F = _POW10.astype(np.float64)  # exact: powers of ten up to 10**22 are
+_EXACT = 2**53
+COMMA, NEWLINE, DOT, MINUS, SPACE = (ord(c) for c in ",\n.- ")
+
+
+def _digits8(words: U64) -> U64:
+    """Value of 8 ASCII digits per word (first character in the lowest byte);
+    zero bytes count as leading zeros. ``words`` is overwritten."""
+    words &= _LOW4
+    words *= _M1
+    words >>= _SH8
+    words &= _K1
+    words *= _M2
+    words >>= _SH16
+    words &= _K2
+    words *= _M3
+    words >>= _SH32
+    return words
+
+
+def _values(words: U64, starts: I64, digits: I64) -> I64:
+    """The numbers of ``digits`` (1..16) digits in the 8-byte words at
+    ``starts`` (which end where the numbers end); the word before them too
+    where there are more than 8."""
+    low = words[starts]
+    low &= _KEEP_HIGH[np.minimum(digits, 8)]
+    values = _digits8(low).view(np.int64)
+    long = digits > 8
+    count = int(np.count_nonzero(long))
+    if 8 * count > long.size:  # many: on every value
+        high = words[starts - 8]
+        high &= _KEEP_HIGH[np.clip(digits - 8, 0, 8)]
+        values += _digits8(high).view(np.int64) * 100_000_000
+    elif count:  # a few (a MAIN line's counters): on those only
+        at = np.flatnonzero(long)
+        high = words[starts[at] - 8]
+        high &= _KEEP_HIGH[digits[at] - 8]
+        values[at] += _digits8(high).view(np.int64) * 100_000_000
+    return values
+
+
+#: Bytes of text converted at once: the working arrays stay in the CPU caches.
+PIECE_BYTES = 1 << 19
+
+
+def printf_columns(
+    block: bytes, spec: CsvSpec, columns: Sequence[str] | None = None
+) -> dict[str, np.ndarray] | None:
+    """Columns of a block of canonical lines, each of every field of ``spec``.
+
+    ``block`` ends with a line end. Returns the integer columns in their
+    ``spec`` dtypes and the time column in float64 (only ``columns`` when
+    given: the others are checked, not converted), or None when some line is
+    not canonical or a value is out of its column's range: the reference
+    route then decides (and counts what it cannot read).
+    """
+    if len(spec.columns) < 2 or not block.endswith(b"\n"):
+        return None
+    wanted = spec.columns if columns is None else tuple(columns)
+    parts: list[dict[str, np.ndarray]] = []
+    start = 0
+    while start < len(block):
+        stop = block.rfind(b"\n", start, start + PIECE_BYTES) + 1
+        if stop <= start:
+            stop = block.find(b"\n", start) + 1
+        part = _piece(block[start:stop], spec, wanted)
+        if part is None:
+            return None
+        parts.append(part)
+        start = stop
+    if len(parts) == 1:
+        return parts[0]
+    return {name: np.concatenate([p[name] for p in parts]) for name in wanted}
+
+
+def _piece(block: bytes, spec: CsvSpec, wanted: Sequence[str]) -> dict[str, np.ndarray] | None:
+    columns = spec.columns
+    f = len(columns)
+    buf = np.frombuffer(_ZEROS + block + _ZEROS, dtype=np.uint8)
+    view = buf[_PAD : _PAD + len(block)]
+    if int(view.max()) > 57:
+        return None
+    seps = np.flatnonzero(((view & 0xFD) == COMMA) | (view == NEWLINE))  # , . and line ends
+    n, rest = divmod(len(seps), f + 1)
+    if rest or not n or seps[-1] != len(block) - 1:
+        return None
+    rows = seps.reshape(n, f + 1)
+    # each line: f - 1 commas, each followed by a space, then a dot, then its
+    # end (with n dots and n line ends in all, the other separators are commas)
+    if (
+        not (view[rows[:, f]] == NEWLINE).all()
+        or not (view[rows[:, f - 1]] == DOT).all()
+        or int(np.count_nonzero(view == NEWLINE)) != n
+        or int(np.count_nonzero(view == DOT)) != n
+        or not np.array_equal(view[:-1] == COMMA, view[1:] == SPACE)
+    ):
+        return None
+    # every other byte is a digit, but for minus signs: bytes below "0" counted
+    below = int(np.count_nonzero(view < 48)) - len(seps) - (f - 1) * n
+    minus = int(np.count_nonzero(view == MINUS)) if below else 0
+    if below != minus:
+        return None
+    signed = [j for j, name in enumerate(columns[:-1]) if name not in spec.nonnegative]
+    if minus and len(signed) != 1:
+        return None
+    # characters of each field: after ", " (2) or a line end (1); the time
+    # field's whole part ends at the dot, its decimals after it (1)
+    gaps = np.empty_like(seps)
+    gaps[0] = seps[0] + 1  # from a line end at -1
+    np.subtract(seps[1:], seps[:-1], out=gaps[1:])
+    gaps -= 2
+    lengths = gaps.reshape(n, f + 1)
+    lengths[:, 0] += 1
+    lengths[:, f] += 1
+    if int(lengths.min()) < 1 or int(lengths.max()) > _MAX_DIGITS:
+        return None
+    negative = None
+    if minus:
+        j = signed[0]
+        negative = view[rows[:, j] - lengths[:, j]] == MINUS
+        if int(np.count_nonzero(negative)) != minus:
+            return None  # a sign in another field, or two in one
+        lengths[:, j] -= negative
+        if int(lengths[:, j].min()) < 1:
+            return None
+    words = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf.data, strides=(1,))
+    out: dict[str, np.ndarray] = {}
+    # columns not converted must still be in range: enough digits to pass
+    # the column's limit are converted (as in any other column)
+    convert = [
+        j
+        for j, name in enumerate(columns[:-1])
+        if name in wanted or j in signed or int(lengths[:, j].max()) >= len(str(spec.limit(name)))
+    ]
+    # the word ending at each separator: the 8 characters before it
+    starts = (seps + (_PAD - 8)).reshape(n, f + 1)
+    for j in convert:
+        name = columns[j]
+        column = _values(words, starts[:, j], lengths[:, j])
+        if negative is not None and j == signed[0]:
+            column = np.where(negative, -column, column)
+        low = 0 if name in spec.nonnegative else int(np.iinfo(spec.dtypes[name]).min)  # type: ignore[type-var]
+        if int(column.min()) < low or int(column.max()) > spec.limit(name):
+            return None
+        if name in wanted:
+            out[name] = column.astype(spec.dtypes[name])
+    whole, decimals = lengths[:, f - 1], lengths[:, f]
+    if int((whole + decimals).max()) > _MAX_DIGITS:
+        return None
+    if columns[-1] in wanted:
+        scaled = _values(words, starts[:, f - 1], whole) * _POW10[decimals]
+        scaled += _values(words, starts[:, f], decimals)
+        if int(scaled.max()) >= _EXACT:
+            return None
+        out[columns[-1]] = scaled / _POW10_F[decimals]
+    return out
