@@ -31,7 +31,7 @@ from actorprof import ActorProfError, ReadReport, read_papi
 from actorprof.cli import main
 from actorprof.engine import Engine
 from actorprof.kinds.papi import papi_view
-from actorprof.read.papi import papi_chunks, papi_files, papi_spec
+from actorprof.read.papi import papi_chunks, papi_plan, papi_spec
 
 from .test_papi_batch import damaged_run, good_lines
 
@@ -299,8 +299,9 @@ def test_printf_route_agrees_on_random_lines(tmp_path: Path, text: bytes) -> Non
     TAKEN.append(any(taken))
     if "frame" in printf_read:  # the engine's frames: the summed columns only
         keep = ("src_pe", "dst_pe", "mailbox", "num_sends", "PAPI_TOT_INS", "PAPI_LST_INS")
-        spec = replace(papi_spec(("PAPI_TOT_INS", "PAPI_LST_INS")), keep=keep)
-        files = papi_files(path)
+        # the plan's shape: PE ids beyond 2^20 (a single file) are skipped lines
+        files, spec = papi_plan(path, phase=None, num_pes=None, counters=None, report=ReadReport())
+        spec = replace(spec, keep=keep)
         report = ReadReport()
         frames = list(papi_chunks(files, spec, report, num_pes=None))
         kept = pd.concat(frames, ignore_index=True) if frames else printf_read["frame"][list(keep)]

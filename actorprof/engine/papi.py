@@ -165,7 +165,11 @@ def reduce_papi(
         progress.begin(report.bytes_planned, report.files_planned)
     cache = TraceCache(engine.cache_dir, kind="papi") if engine.cache else None
     # what decides which lines are read or skipped: part of the key
-    options = {"columns": list(spec.columns), "pe_limit": num_pes}
+    options = {
+        "columns": list(spec.columns),
+        "pe_limit": num_pes,
+        "maxima": [list(bound) for bound in spec.maxima],  # PE ids far beyond the files
+    }
     if cache is not None:
         hit = load_papi(
             cache, Path(path), files, phase=phase, options=options, counters=names, report=report

@@ -292,7 +292,18 @@ def _view(
         names = check_counter_names(counters)
         regions = papi_regions([], counters=names)
     if num_pes is None:
-        from_files = max((f.pe for f in report.files if f.pe is not None), default=-1) + 1
+        limit = report.pe_limit  # a stray file far beyond the others is no PE of the run
+        from_files = (
+            max(
+                (
+                    f.pe
+                    for f in report.files
+                    if f.pe is not None and (limit is None or f.pe < limit)
+                ),
+                default=-1,
+            )
+            + 1
+        )
         seen = int(regions["pe"].max()) + 1 if len(regions) else 0
         n = max(from_files, seen, max_src_pe + 1, 1)
         report.num_pes = n

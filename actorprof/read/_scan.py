@@ -95,6 +95,9 @@ class CsvSpec:
     printf: bool = False
     #: Columns the frames hold (None: all); every field is still checked.
     keep: tuple[str, ...] | None = None
+    #: The skip reason of a value beyond its column's ``maxima`` bound, when
+    #: it is not "number too large" (a PE id far beyond the run's PE files).
+    beyond: tuple[tuple[str, str], ...] = ()
 
     @property
     def frame_columns(self) -> list[str]:
@@ -504,8 +507,14 @@ def _parse_line(
             return None
         info = np.iinfo(dtype)  # type: ignore[type-var]
         if not info.min <= value <= spec.limit(name):
-            bound = dtype.name if spec.limit(name) == info.max else f"max {spec.limit(name)}"
-            report.skip(number, f"{TOO_LARGE} for {name} ({bound})", shown)
+            beyond = dict(spec.beyond).get(name)
+            if beyond is not None and info.min <= value <= info.max:
+                reason = beyond  # a PE id far beyond the run, not beyond its type
+            else:
+                tighter = beyond is None and spec.limit(name) != info.max
+                bound = f"max {spec.limit(name)}" if tighter else dtype.name
+                reason = f"{TOO_LARGE} for {name} ({bound})"
+            report.skip(number, reason, shown)
             return None
         values.append(value)
     if len(values) < len(spec.columns):

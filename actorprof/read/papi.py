@@ -28,12 +28,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from os import PathLike
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from .._text import format_ranges
 from ..errors import TraceFormatError, UsageError
 from ..schema import (
     DEFAULT_PAPI_COUNTERS,
@@ -48,6 +50,7 @@ from ._files import TraceFile, pe_trace_files, small_file_text
 from ._report import FileReport, ReadReport
 from ._scan import (
     DEFAULT_BLOCK_BYTES,
+    PE_LIMIT_PREFIX,
     CsvSpec,
     JoinedFiles,
     RowCheck,
@@ -55,6 +58,7 @@ from ._scan import (
     require_trace_lines,
     scan_csv,
 )
+from .logical import SINGLE_FILE_PE_LIMIT
 
 __all__ = [
     "iter_papi",
@@ -359,7 +363,48 @@ def papi_plan(
         n_counters if n_counters is not None else len(check_counter_names(counters)), counters
     )
     _note_names(report, names, counters)
-    return files, papi_spec(names)
+    spec = papi_spec(names)
+    if num_pes is None:
+        spec = _stray_limit(spec, files, report, single_file=Path(path).is_file())
+    return files, spec
+
+
+def _stray_limit(
+    spec: CsvSpec, files: list[TraceFile], report: ReadReport, *, single_file: bool
+) -> CsvSpec:
+    """Without --num-pes, PE ids far beyond the PE files are skipped lines, as
+    in the logical trace: one corrupt id would make a run of that many PEs
+    (``dst_pe`` 2,000,000,000 took 23 GB). A file of such a PE is warned
+    about, and does not make the run that big either."""
+    if single_file:
+        limit = SINGLE_FILE_PE_LIMIT
+        reason = (
+            f"{PE_LIMIT_PREFIX}beyond {limit - 1:,} "
+            "(pass --num-pes N if the run really had more PEs)"
+        )
+    else:
+        limit = max(64, 2 * len(files))
+        reason = (
+            f"{PE_LIMIT_PREFIX}far beyond the {len(files)} PE files (ids from {limit} on; pass "
+            "--num-pes N if the run really had more PEs)"
+        )
+    report.pe_limit, report.pe_limit_reason = limit, reason
+    stray = [f for f in files if f.pe >= limit]
+    if stray:
+        usual = [f.pe for f in files if f.pe < limit]
+        report.warn(
+            f"{stray[0].path}: PE {stray[0].pe} is far beyond the other PE files "
+            f"(PE {format_ranges(usual) or 'none'})"
+            + (f", and {len(stray) - 1} more" if len(stray) > 1 else "")
+            + ": a stray file? Its lines are read, but PE ids from "
+            f"{limit} on are skipped; pass --num-pes N if the run really had more PEs"
+        )
+    columns = ("src_pe", "dst_pe")
+    return replace(
+        spec,
+        maxima=(*spec.maxima, *((c, limit - 1) for c in columns)),
+        beyond=(*spec.beyond, *((c, reason) for c in columns)),
+    )
 
 
 def papi_chunks(
