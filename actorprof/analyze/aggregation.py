@@ -56,12 +56,13 @@ def aggregation_links(links: pd.DataFrame) -> pd.DataFrame:
     rounding). Columns :data:`actorprof.schema.AGGREGATION_LINK_COLUMNS`;
     ``links`` is not modified.
     """
-    out = links.copy()
+    # a shallow copy: the columns are shared with ``links`` (copy on write), so
+    # the two tables cost one table and two columns, not two tables
+    out = links.copy(deep=False)
     seen = out["items_seen"].to_numpy()
-    error = pd.array(seen - out["items"].to_numpy(), dtype="Int64")
-    error[seen < 0] = pd.NA
-    out["items_error"] = error
-    out["wire_bytes_error"] = out["wire_bytes"] - out["predicted_wire_bytes"]
+    error = seen - out["items"].to_numpy()
+    out["items_error"] = pd.arrays.IntegerArray(error, seen < 0)
+    out["wire_bytes_error"] = out["wire_bytes"].to_numpy() - out["predicted_wire_bytes"].to_numpy()
     return out[list(AGGREGATION_LINK_COLUMNS)]
 
 
@@ -103,11 +104,12 @@ def aggregation_pe_table(
     """
     index = pd.RangeIndex(num_pes, name="pe")
     logical = logical_pes.reindex(index)
-    data = links[links["send_type"].astype(str).isin(BUFFER_SEND_TYPES)]
-    src = data["src_pe"].to_numpy(dtype=np.int64)
+    # the rows of buffer send types, by mask (no copy of the link table)
+    rows = _buffer_rows(links)
+    src = links["src_pe"].to_numpy()[rows].astype(np.int64)
 
     def per_pe(column: str) -> np.ndarray:
-        return int_bincount(src, data[column].to_numpy(dtype=np.int64), num_pes)
+        return int_bincount(src, links[column].to_numpy(dtype=np.int64)[rows], num_pes)
 
     buffers = per_pe("buffers")
     wire = per_pe("wire_bytes")
@@ -153,7 +155,7 @@ def aggregation_factor(links: pd.DataFrame, num_pes: int) -> pd.DataFrame:
     """
     if num_pes > DENSE_MAX_PES:
         raise ValueError(f"no dense link matrix beyond {DENSE_MAX_PES:,} PEs, got {num_pes:,}")
-    data = links[links["send_type"].astype(str).isin(BUFFER_SEND_TYPES)]
+    data = links[_buffer_rows(links)]
     cell = data["src_pe"].to_numpy(dtype=np.int64) * num_pes + data["dst_pe"].to_numpy(np.int64)
     size = num_pes * num_pes
     items = int_bincount(cell, data["items"].to_numpy(dtype=np.int64), size)
@@ -172,16 +174,26 @@ def actual_layout(buffers: pd.DataFrame, pes_per_node: int) -> dict[str, Any]:
     returns ``wire_bytes`` and ``inter_node_bytes`` (local_send +
     nonblock_send, ``node = pe // pes_per_node``) and ``buffers`` (non-empty).
     """
-    data = buffers[buffers["send_type"].astype(str).isin(BUFFER_SEND_TYPES)]
-    size = data["buffer_bytes"].to_numpy(dtype=np.int64)
-    calls = data["calls"].to_numpy(dtype=np.int64)
+    rows = _buffer_rows(buffers)
+    size = buffers["buffer_bytes"].to_numpy(dtype=np.int64)[rows]
+    calls = buffers["calls"].to_numpy(dtype=np.int64)[rows]
     wire = size * calls
-    apart = data["src_pe"].to_numpy() // pes_per_node != data["dst_pe"].to_numpy() // pes_per_node
+    src, dst = (buffers[c].to_numpy()[rows] for c in ("src_pe", "dst_pe"))
+    apart = src // pes_per_node != dst // pes_per_node
     return {
         "wire_bytes": int(wire.sum()),
         "inter_node_bytes": int(wire[apart].sum()),
         "buffers": int(calls[size > 0].sum()),
     }
+
+
+def _buffer_rows(frame: pd.DataFrame) -> np.ndarray:
+    """Which rows of a frame with ``send_type`` are of :data:`BUFFER_SEND_TYPES`."""
+    types = frame["send_type"]
+    if isinstance(types.dtype, pd.CategoricalDtype):
+        wanted = [i for i, c in enumerate(types.cat.categories) if c in BUFFER_SEND_TYPES]
+        return np.isin(types.cat.codes.to_numpy(), wanted)
+    return np.asarray(types.astype(str).isin(BUFFER_SEND_TYPES).to_numpy())
 
 
 def _ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:

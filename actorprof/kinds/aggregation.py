@@ -17,9 +17,10 @@ fine); only the per-link heatmap is dense, up to 1,024 PEs.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,6 +49,7 @@ from ..analyze.conveyors import (
     pair_table,
     physical_buffers,
     predict_layouts,
+    send_type_codes,
 )
 from ..analyze.imbalance import imbalance
 from ..analyze.matrix import DENSE_MAX_PES
@@ -338,6 +340,8 @@ class AggregationView(Summarized):
     physical_path: str | None = None
     physical_report: ReadReport | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: :meth:`totals` kept by :meth:`without_links` (None: from ``links``)
+    kept_totals: dict[str, Any] | None = field(default=None, repr=False)
 
     def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
         k = "unknown" if self.pes_per_node is None else count(self.pes_per_node)
@@ -367,35 +371,64 @@ class AggregationView(Summarized):
             return None
         return aggregation_factor(self.links, self.num_pes)
 
+    def without_links(self) -> AggregationView:
+        """This view without its link tables, its :meth:`totals` and summary kept.
+
+        What the run report holds beyond :data:`DENSE_MAX_PES` PEs, where the
+        links are millions of rows and no figure draws them: totals,
+        summary, per-PE table and figures are the same; ``links`` is None
+        (no links table is written) and ``comparison.links`` is empty.
+        """
+        if self.links is None or self.comparison is None:
+            return self
+        totals = self.totals()
+        return replace(
+            self,
+            links=None,
+            comparison=self.comparison.without_links(),
+            kept_totals=totals,
+        )
+
     def totals(self) -> dict[str, Any]:
         """Whole-run figures: messages, buffers, bytes, ratios, overhead per send type."""
+        if self.kept_totals is not None:
+            return copy.deepcopy(self.kept_totals)
         messages = int(self.pairs["messages"].sum())
         payload = int(self.pairs["payload_bytes"].sum())
         out: dict[str, Any] = {"messages": messages, "payload_bytes": payload}
         if self.links is None or self.buffers is None:
             return out
         links = self.links
-        types = links["send_type"].astype(str)
-        data = links[types.isin(BUFFER_SEND_TYPES)]
-        buffers = int(data["buffers"].sum())
-        wire = int(data["wire_bytes"].sum())
-        items = int(data["items"].sum())
+        # masks and column sums: no copy of the link table (millions of rows)
+        types = send_type_codes(links["send_type"])
+        buffer_codes = [SEND_TYPES.index(t) for t in BUFFER_SEND_TYPES]
+        data = np.isin(types, buffer_codes)
+
+        def total(column: str, rows: np.ndarray) -> int:
+            return int(np.sum(links[column].to_numpy(), where=rows))
+
+        buffers = total("buffers", data)
+        wire = total("wire_bytes", data)
+        items = total("items", data)
         room = buffer_room_bytes(self.buffer_bytes)
-        sizes = self.buffers[self.buffers["send_type"].astype(str).isin(BUFFER_SEND_TYPES)]
+        sizes = self.buffers["buffer_bytes"].to_numpy()[
+            np.isin(send_type_codes(self.buffers["send_type"]), buffer_codes)
+        ]
         by_type: dict[str, Any] = {}
-        for t in SEND_TYPES:
-            mine = links[types == t]
-            calls, nbytes = int(mine["calls"].sum()), int(mine["wire_bytes"].sum())
+        for code, t in enumerate(SEND_TYPES):
+            mine = types == code
+            calls, nbytes = total("calls", mine), total("wire_bytes", mine)
             entry: dict[str, Any] = {"calls": calls, "bytes": nbytes}
             if t in BUFFER_SEND_TYPES:
-                full = int(mine["buffers"].sum())
-                routed = int(mine["items"].sum())
-                overhead = nbytes - int(mine["payload_bytes"].sum())
+                full = total("buffers", mine)
+                routed = total("items", mine)
+                payload_t = total("payload_bytes", mine)
+                overhead = nbytes - payload_t
                 entry.update(
                     buffers=full,
-                    empty_buffers=int(mine["empty_buffers"].sum()),
+                    empty_buffers=total("empty_buffers", mine),
                     routed_items=routed,
-                    routed_payload_bytes=int(mine["payload_bytes"].sum()),
+                    routed_payload_bytes=payload_t,
                     items_per_buffer=_div(routed, full),
                     overhead_bytes=overhead,
                     overhead_bytes_per_buffer=_div(overhead, full),
@@ -405,14 +438,14 @@ class AggregationView(Summarized):
         out.update(
             routed_items=items,
             buffers=buffers,
-            empty_buffers=int(data["empty_buffers"].sum()),
+            empty_buffers=total("empty_buffers", data),
             wire_bytes=wire,
-            predicted_wire_bytes_min=int(data["predicted_wire_bytes"].sum()),
-            buffers_min=int(data["buffers_min"].sum()),
+            predicted_wire_bytes_min=total("predicted_wire_bytes", data),
+            buffers_min=total("buffers_min", data),
             messages_per_buffer=_div(messages, buffers),
             items_per_buffer=_div(items, buffers),
             avg_buffer_bytes=_div(wire, buffers),
-            max_buffer_bytes=int(sizes["buffer_bytes"].max()) if len(sizes) else 0,
+            max_buffer_bytes=int(sizes.max()) if len(sizes) else 0,
             buffer_capacity_bytes=self.buffer_bytes,
             buffer_room_bytes=room,
             avg_buffer_fill=_div(wire - 16 * buffers, buffers * room),
@@ -488,9 +521,10 @@ class AggregationView(Summarized):
                 f"{_fmt(t['wire_over_payload'])}, average buffer fill "
                 f"{_fmt(t['avg_buffer_fill'], pct=True)} of {t['buffer_room_bytes']:,} B"
             )
-            explained = int((c.links["status"] == "explained").sum())
+            counts = c.summary()
             lines.append(
-                f"  links: {explained} of {len(c.links)} explained under {c.topology.describe()}"
+                f"  links: {counts['links_explained']} of {counts['links']} explained under "
+                f"{c.topology.describe()}"
             )
             lines.extend(f"  note: {n}" for n in c.notes)
             lines.append(f"  verdict: {c.verdict}" + _VERDICT_TEXT[c.verdict])

@@ -16,9 +16,11 @@ from .check import (
     RunComparison,
     compare_links,
     compare_run,
+    compared_links,
     detect_topologies,
     physical_buffers,
 )
+from .links import send_type_codes
 from .model import (
     BUFFER_HEADER_BYTES,
     CONVEY_BUFFER_SIZE,
@@ -57,6 +59,7 @@ __all__ = [
     "Topology",
     "compare_links",
     "compare_run",
+    "compared_links",
     "conveyors_topology",
     "detect_topologies",
     "logical_pairs",
@@ -67,4 +70,5 @@ __all__ = [
     "predict_links",
     "predict_pes",
     "route_pairs",
+    "send_type_codes",
 ]

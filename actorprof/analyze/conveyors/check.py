@@ -23,14 +23,16 @@ Conveyors builds gets ``model does not fit``.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
 import numpy as np
 import pandas as pd
 
-from ...schema import CONVEYORS_CHECK_COLUMNS, SEND_TYPE_DTYPE
+from ...schema import CONVEYORS_CHECK_COLUMNS, SEND_TYPE_DTYPE, SEND_TYPES
+from .links import link_table, send_type_codes
 from .model import (
     BUFFER_HEADER_BYTES,
     CONVEY_BUFFER_SIZE,
@@ -51,6 +53,7 @@ __all__ = [
     "RunComparison",
     "compare_links",
     "compare_run",
+    "compared_links",
     "detect_topologies",
     "physical_buffers",
 ]
@@ -88,6 +91,9 @@ CHECK_COLUMNS: Final = CONVEYORS_CHECK_COLUMNS
 _REASON_DTYPE = pd.CategoricalDtype(list(REASONS))
 _STATUS_DTYPE = pd.CategoricalDtype(["explained", "not explained"])
 _LISTED = 10
+_PROGRESS = SEND_TYPES.index("nonblock_progress")
+#: Links whose reasons are worked out at a time (a few MB of masks each).
+ROW_CHUNK: Final = 1 << 18
 
 
 def physical_buffers(data: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
@@ -220,18 +226,19 @@ def _seen_links(physical: pd.DataFrame, predicted: pd.DataFrame) -> pd.DataFrame
 
 def _reasons(links: pd.DataFrame, topology: Topology) -> np.ndarray:
     """Code in :data:`REASONS` of each link (first failing check wins)."""
-    types = links["send_type"].astype(str).to_numpy()
+    types = send_type_codes(links["send_type"])
     src = links["src_pe"].to_numpy()
     dst = links["dst_pe"].to_numpy()
     on_porter = np.zeros(len(links), dtype=bool)
-    for send_type in np.unique(types):
+    for send_type in range(-1, len(SEND_TYPES)):  # not np.unique: a hash of every row
         mine = types == send_type
-        on_porter[mine] = porter_links(topology, str(send_type), src[mine], dst[mine])
+        if mine.any():
+            on_porter[mine] = porter_links(topology, _type_name(send_type), src[mine], dst[mine])
     items = links["items"].to_numpy()
     buffers = links["buffers"].to_numpy()
     seen = links["items_seen"].to_numpy()
     pad = links["padding_bytes"].to_numpy()
-    progress = types == "nonblock_progress"
+    progress = types == _PROGRESS
     code = REASONS.index
     checks = [
         (~on_porter & (links["calls"].to_numpy() > 0), code("not a porter link")),
@@ -251,6 +258,47 @@ def _reasons(links: pd.DataFrame, topology: Topology) -> np.ndarray:
     return np.asarray(
         np.select(conditions, choices, default=np.int8(code("items carried"))), dtype=np.int8
     )
+
+
+def _with_reasons(links: pd.DataFrame, topology: Topology) -> pd.DataFrame:
+    """``links`` with ``status`` and ``reason``, worked out :data:`ROW_CHUNK` links at a time."""
+    reason = np.empty(len(links), dtype=np.int8)
+    for start in range(0, len(links), ROW_CHUNK):
+        rows = slice(start, start + ROW_CHUNK)
+        reason[rows] = _reasons(links.iloc[rows], topology)
+    links["reason"] = pd.Categorical.from_codes(reason, dtype=_REASON_DTYPE)
+    explained = reason < len(EXPLAINED_REASONS)
+    links["status"] = pd.Categorical.from_codes(
+        np.where(explained, 0, 1).astype(np.int8), dtype=_STATUS_DTYPE
+    )
+    return links[list(CHECK_COLUMNS)]
+
+
+def compared_links(
+    pairs: pd.DataFrame,
+    physical: pd.DataFrame,
+    topology: Topology,
+    *,
+    buffer_bytes: int = CONVEY_BUFFER_SIZE,
+) -> pd.DataFrame:
+    """``compare_links(predict_links(route_pairs(pairs, topology)), physical, topology)``.
+
+    The same rows, order and values (PE ids int32), built from sorted
+    link keys in about the memory of one link table
+    (:func:`~actorprof.analyze.conveyors.links.link_table`); what
+    :func:`compare_run` uses. ``pairs`` is :func:`pair_table` checked.
+
+    Raises
+    ------
+    ValueError
+        A PE at or beyond ``topology.num_pes``; a packet larger than a buffer.
+    """
+    if len(physical) and (
+        int(physical["src_pe"].min()) < 0 or int(physical["dst_pe"].min()) < 0
+    ):  # a negative PE has no link key: the reference path
+        predicted = predict_links(route_pairs(pairs, topology, buffer_bytes=buffer_bytes))
+        return compare_links(predicted, physical, topology)
+    return _with_reasons(link_table(pairs, physical, topology, buffer_bytes), topology)
 
 
 @dataclass(frozen=True)
@@ -284,41 +332,60 @@ class RunComparison:
     verdict: Verdict
     reasons: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: :meth:`summary` kept by :meth:`without_links` (None: from ``links``)
+    kept_summary: dict[str, Any] | None = field(default=None, repr=False)
 
     def unexplained(self) -> pd.DataFrame:
         """The links not explained, with their reason."""
         return self.links[self.links["status"] == "not explained"]
 
+    def without_links(self) -> RunComparison:
+        """This comparison with an empty link table and its :meth:`summary` kept.
+
+        For a holder that needs the verdict and the counts but not the links
+        (the run report: millions of links at 65,536 PEs).
+        """
+        if self.kept_summary is not None:
+            return self
+        return replace(self, links=self.links.iloc[:0].copy(), kept_summary=self.summary())
+
     def summary(self) -> dict[str, Any]:
         """Counts and errors: links per reason, items, payload and wire bytes."""
+        if self.kept_summary is not None:
+            return copy.deepcopy(self.kept_summary)
         links = self.links
-        data = links[links["send_type"].astype(str) != "nonblock_progress"]
-        decoded = data[(data["items_seen"] >= 0) & (data["buffers"] > 0)]
-        nonempty = int(data["buffers"].sum())
+        # masks and column sums: no copy of the link table (millions of rows)
+        data = send_type_codes(links["send_type"]) != _PROGRESS
+        buffers = links["buffers"].to_numpy()
+        seen = links["items_seen"].to_numpy()
+        decoded = data & (seen >= 0) & (buffers > 0)
+
+        def total(column: str, rows: np.ndarray = data) -> int:
+            return int(np.sum(links[column].to_numpy(), where=rows))
+
+        nonempty = total("buffers")
+        reason = np.bincount(links["reason"].cat.codes.to_numpy(), minlength=len(REASONS))
+        error = np.abs(seen - links["items"].to_numpy(), where=decoded, out=np.zeros_like(seen))
         return {
             "verdict": self.verdict,
             "layout": self.layout.describe(),
             "topology": self.topology.describe(),
             "detected": [t.describe() for t in self.detected],
             "links": len(links),
-            "links_explained": int((links["status"] == "explained").sum()),
-            "by_reason": {
-                r: int(n) for r, n in links["reason"].value_counts(sort=False).items() if n
-            },
-            "items_routed": int(data["items"].sum()),
-            "items_seen_decoded": int(decoded["items_seen"].sum()),
-            "links_decoded": len(decoded),
-            "max_items_error": int((decoded["items_seen"] - decoded["items"]).abs().max())
-            if len(decoded)
-            else 0,
-            "payload_bytes": int(data["payload_bytes"].sum()),
+            "links_explained": int((links["status"].cat.codes.to_numpy() == 0).sum()),
+            "by_reason": {r: int(n) for r, n in zip(REASONS, reason, strict=True) if n},
+            "items_routed": total("items"),
+            "items_seen_decoded": total("items_seen", decoded),
+            "links_decoded": int(decoded.sum()),
+            "max_items_error": int(error.max()) if decoded.any() else 0,
+            "payload_bytes": total("payload_bytes"),
             "buffers": nonempty,
-            "empty_buffers": int(data["empty_buffers"].sum()),
-            "buffers_min": int(data["buffers_min"].sum()),
-            "wire_bytes": int(data["wire_bytes"].sum()),
-            "packed_plus_headers": int(data["packed_bytes"].sum()) + BUFFER_HEADER_BYTES * nonempty,
-            "padding_bytes": int(data["padding_bytes"].sum()),
-            "predicted_wire_bytes_min": int(data["predicted_wire_bytes"].sum()),
+            "empty_buffers": total("empty_buffers"),
+            "buffers_min": total("buffers_min"),
+            "wire_bytes": total("wire_bytes"),
+            "packed_plus_headers": total("packed_bytes") + BUFFER_HEADER_BYTES * nonempty,
+            "padding_bytes": total("padding_bytes"),
+            "predicted_wire_bytes_min": total("predicted_wire_bytes"),
             "reasons": list(self.reasons),
             "notes": list(self.notes),
         }
@@ -373,17 +440,25 @@ def compare_run(
         )
 
     def compared(topology: Topology) -> pd.DataFrame:
-        predicted = predict_links(route_pairs(table, topology, buffer_bytes=buffer_bytes))
-        return compare_links(predicted, physical, topology)
+        return compared_links(table, physical, topology, buffer_bytes=buffer_bytes)
 
-    topology, links = layout, compared(layout)
+    topology = layout
+    links: pd.DataFrame | None = compared(layout)
     if layout not in detected and detected:
-        # the topology that explains the most links (the first on ties); a
-        # generator, so one link table (millions of rows) is held besides the best
-        topology, links = min(
-            ((t, compared(t)) for t in detected),
-            key=lambda tl: int((tl[1]["status"] != "explained").sum()),
-        )
+        # the topology that explains the most links (the first on ties), by
+        # counting each one's unexplained links: one link table (millions of
+        # rows) at a time, the best built again unless it was the last one
+        del links
+        unexplained = []
+        for candidate in detected:
+            links = None  # let the previous table go before the next is built
+            links = compared(candidate)
+            unexplained.append(int((links["status"].cat.codes.to_numpy() != 0).sum()))
+        best = unexplained.index(min(unexplained))
+        topology = detected[best]
+        if best != len(detected) - 1:
+            links = None
+            links = compared(topology)
         notes.append(
             f"the layout implies {layout.describe()}, but the physical trace's links are "
             f"those of {' or '.join(t.describe() for t in detected)}: compared as "
@@ -393,7 +468,8 @@ def compare_run(
         notes.append(
             f"no topology Conveyors builds for {n} PEs has every link of the physical trace"
         )
-    bad = links[links["status"] == "not explained"]
+    assert links is not None
+    bad = np.flatnonzero(links["status"].cat.codes.to_numpy() != 0)
     shifts = _packet_shifts(links, bad)
     for send_type, shift in shifts.items():
         notes.append(
@@ -402,14 +478,14 @@ def compare_run(
         )
     model_fits = bool(detected) and not shifts
     if len(bad) and model_fits:
-        reasons.extend(_link_reasons(bad))
+        reasons.extend(_link_reasons(links, bad))
     if not len(bad) and not reasons:
         verdict: Verdict = "one run"
     elif model_fits or reasons:
         verdict = "not one run"
     else:
         verdict = "model does not fit"
-        notes.extend(_link_reasons(bad))
+        notes.extend(_link_reasons(links, bad))
     return RunComparison(
         layout=layout,
         detected=detected,
@@ -426,38 +502,49 @@ _BYTE_REASONS: Final = (
     "bytes beyond headers and rounding",
     "fewer buffers than the capacity allows",
 )
+_BYTE_CODES: Final = [REASONS.index(r) for r in _BYTE_REASONS]
 
 
-def _packet_shifts(links: pd.DataFrame, bad: pd.DataFrame) -> dict[str, int]:
+def _packet_shifts(links: pd.DataFrame, bad: np.ndarray) -> dict[str, int]:
     """Send types whose links all fit one other packet size (the model's + shift).
 
-    Only when every unexplained link is a byte-level one (the link sets
-    agree): then a uniform shift of the packet (another tag size, another
-    build) is the simpler cause than another run. Empty: no such shift.
+    Only when every unexplained link (rows ``bad``) is a byte-level one (the
+    link sets agree): then a uniform shift of the packet (another tag size,
+    another build) is the simpler cause than another run. Empty: no such shift.
     """
-    if not len(bad) or not bad["reason"].astype(str).isin(_BYTE_REASONS).all():
+    reason = links["reason"].cat.codes.to_numpy()
+    if not len(bad) or not np.isin(reason[bad], _BYTE_CODES).all():
         return {}
+    types = send_type_codes(links["send_type"])
+    buffers = links["buffers"].to_numpy()
+    codes, first = np.unique(types[bad], return_index=True)
     out: dict[str, int] = {}
-    for send_type in bad["send_type"].astype(str).unique():
-        mine = links[(links["send_type"].astype(str) == send_type) & (links["buffers"] > 0)]
-        items = mine["items"].to_numpy()
-        buffers = mine["buffers"].to_numpy()
-        room = mine["wire_bytes"].to_numpy() - BUFFER_HEADER_BYTES * buffers
-        packed = mine["packed_bytes"].to_numpy()
-        lowest = int(mine["packet_bytes"][mine["packet_bytes"] > 0].min())
+    for code in codes[np.argsort(first)]:  # in the order the bad links name them
+        mine = (types == code) & (buffers > 0)
+        items = links["items"].to_numpy()[mine]
+        room = links["wire_bytes"].to_numpy()[mine] - BUFFER_HEADER_BYTES * buffers[mine]
+        packed = links["packed_bytes"].to_numpy()[mine]
+        packet = links["packet_bytes"].to_numpy()[mine]
+        if not (packet > 0).any():
+            return {}  # every link mixes packet sizes: no one packet to shift
+        lowest = int(packet[packet > 0].min())
         fits = [
             shift
             for shift in range(1 - lowest, 17)
             if shift
             and np.all(
                 (room - packed - shift * items >= 0)
-                & (room - packed - shift * items <= (WIRE_ROUND_BYTES - 1) * buffers)
+                & (room - packed - shift * items <= (WIRE_ROUND_BYTES - 1) * buffers[mine])
             )
         ]
         if not fits:
             return {}
-        out[send_type] = fits[0]
+        out[_type_name(code)] = fits[0]
     return out
+
+
+def _type_name(code: int) -> str:
+    return str(SEND_TYPES[code]) if code >= 0 else "nan"
 
 
 def _pe_count(frame: pd.DataFrame) -> int:
@@ -466,18 +553,22 @@ def _pe_count(frame: pd.DataFrame) -> int:
     return int(max(frame["src_pe"].max(), frame["dst_pe"].max())) + 1
 
 
-def _link_reasons(bad: pd.DataFrame) -> list[str]:
+def _link_reasons(links: pd.DataFrame, bad: np.ndarray) -> list[str]:
+    """Per reason (in :data:`REASONS` order) of the links ``bad``: how many, the first ones."""
+    reason = links["reason"].cat.codes.to_numpy()[bad]
     out = []
-    for reason, group in bad.groupby("reason", observed=True):
-        first = ", ".join(
+    for code in np.unique(reason):
+        rows = bad[reason == code]
+        first = rows[:_LISTED]
+        named = ", ".join(
             f"{t} {s}->{d}"
             for t, s, d in zip(
-                group["send_type"].astype(str).head(_LISTED),
-                group["src_pe"].head(_LISTED),
-                group["dst_pe"].head(_LISTED),
+                links["send_type"].iloc[first].astype(str),
+                links["src_pe"].iloc[first],
+                links["dst_pe"].iloc[first],
                 strict=True,
             )
         )
-        more = f" (+{len(group) - _LISTED} more)" if len(group) > _LISTED else ""
-        out.append(f"{len(group)} link(s): {REASON_TEXT[str(reason)]}: {first}{more}")
+        more = f" (+{len(rows) - _LISTED} more)" if len(rows) > _LISTED else ""
+        out.append(f"{len(rows)} link(s): {REASON_TEXT[REASONS[code]]}: {named}{more}")
     return out

@@ -1,0 +1,267 @@
+"""The link table from sorted keys is the pandas reference's, row for row.
+
+``compared_links`` (numpy, bounded memory) against
+``compare_links(predict_links(route_pairs(...)))`` (pandas merges), on the
+shipped runs, on traces of two runs, under every topology and on small
+cases built by hand; chunked and whole give the same table.
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from actorprof.analyze.conveyors import (
+    CHECK_COLUMNS,
+    REASONS,
+    Topology,
+    compare_links,
+    compare_run,
+    compared_links,
+    conveyors_topology,
+    logical_pairs,
+    pair_table,
+    physical_buffers,
+    predict_links,
+    route_pairs,
+)
+from actorprof.analyze.conveyors import links as link_module
+from actorprof.read import ReadReport, iter_logical, iter_physical
+from actorprof.schema import SEND_TYPE_DTYPE
+
+DATA = Path(__file__).resolve().parent / "data"
+REAL = DATA / "real"
+HISTO = REAL / "histo_16pe_layouts"
+IG = REAL / "ig_8pe_2nodes"
+TWO_RUNS = DATA / "bad" / "aggregation_two_runs"
+LOGICAL = {"histo": HISTO / "logical_4nodes", "ig": IG / "logical", "two": TWO_RUNS}
+PHYSICAL = {
+    "histo 1 node": HISTO / "physical_1node",
+    "histo 4 nodes": REAL / "histo_16pe_4nodes" / "physical",
+    "histo 8 nodes": HISTO / "physical_8nodes",
+    "ig": IG / "physical",
+    "two": TWO_RUNS,
+}
+
+
+@cache
+def _pairs(name: str) -> pd.DataFrame:
+    return pair_table(logical_pairs(iter_logical(LOGICAL[name], report=ReadReport())))
+
+
+@cache
+def _physical(name: str) -> pd.DataFrame:
+    return physical_buffers(iter_physical(PHYSICAL[name], report=ReadReport()))
+
+
+def _reference(pairs: pd.DataFrame, physical: pd.DataFrame, topology: Topology) -> pd.DataFrame:
+    links = compare_links(predict_links(route_pairs(pairs, topology)), physical, topology)
+    return links.astype({"src_pe": np.int32, "dst_pe": np.int32})
+
+
+def _check(pairs: pd.DataFrame, physical: pd.DataFrame, topology: Topology) -> pd.DataFrame:
+    got = compared_links(pairs, physical, topology)
+    assert list(got.columns) == list(CHECK_COLUMNS)
+    assert got["src_pe"].dtype == np.int32 and got["dst_pe"].dtype == np.int32
+    pd.testing.assert_frame_equal(got, _reference(pairs, physical, topology))
+    return got
+
+
+def _topologies(n: int) -> list[Topology]:
+    out: list[Topology] = []
+    for k in range(1, n + 1):
+        try:
+            topology = conveyors_topology(n, k)
+        except ValueError:
+            continue
+        if topology not in out:
+            out.append(topology)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("logical", "physical"),
+    [
+        ("histo", "histo 1 node"),
+        ("histo", "histo 4 nodes"),
+        ("histo", "histo 8 nodes"),
+        ("ig", "ig"),
+        ("histo", "ig"),  # two runs: links on one side only
+        ("ig", "histo 4 nodes"),
+        ("two", "two"),
+    ],
+)
+def test_link_table_is_the_reference_under_every_topology(logical: str, physical: str) -> None:
+    pairs, buffers = _pairs(logical), _physical(physical)
+    n = max(int(pairs[["src_pe", "dst_pe"]].max().max()), int(buffers["dst_pe"].max())) + 1
+    n = max(n, int(buffers["src_pe"].max()) + 1)
+    tables = [_check(pairs, buffers, t) for t in _topologies(n)]
+    assert len(tables) >= 3  # 1D both ways and at least one 2D or 3D
+
+
+def test_link_table_does_not_depend_on_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    pairs, buffers = _pairs("histo"), _physical("histo 8 nodes")
+    topology = conveyors_topology(16, 2)
+    whole = compared_links(pairs, buffers, topology)
+    monkeypatch.setattr(link_module, "PAIR_CHUNK", 7)
+    import actorprof.analyze.conveyors.check as check
+
+    monkeypatch.setattr(check, "ROW_CHUNK", 3)
+    pd.testing.assert_frame_equal(compared_links(pairs, buffers, topology), whole)
+
+
+def _buffers_of(rows: list[tuple[Any, int, int, int, int]]) -> pd.DataFrame:
+    types, src, dst, size, calls = zip(*rows)
+    return pd.DataFrame(
+        {
+            "send_type": pd.Categorical(types, dtype=SEND_TYPE_DTYPE),
+            "src_pe": np.array(src, dtype=np.int64),
+            "dst_pe": np.array(dst, dtype=np.int64),
+            "buffer_bytes": np.array(size, dtype=np.int64),
+            "calls": np.array(calls, dtype=np.int64),
+        }
+    )
+
+
+def _pairs_of(rows: list[tuple[int, int, int, int]]) -> pd.DataFrame:
+    src, dst, size, messages = (np.array(c, dtype=np.int64) for c in zip(*rows))
+    frame = pd.DataFrame({"src_pe": src, "dst_pe": dst, "msg_bytes": size, "messages": messages})
+    frame["payload_bytes"] = frame["messages"] * frame["msg_bytes"]
+    return pair_table(frame)
+
+
+def test_hand_cases_mixed_sizes_unsorted_duplicates_and_unknown_types() -> None:
+    # two message sizes on one pair (packet 0 on its link), rows out of order,
+    # duplicate rows of one buffer size, progress calls, flushes, odd sizes,
+    # a row of no send type (the reference drops it)
+    pairs = _pairs_of([(0, 1, 8, 5), (0, 1, 24, 2), (3, 2, 8, 700), (1, 1, 4, 3), (2, 0, 16, 1)])
+    physical = _buffers_of(
+        [
+            ("nonblock_send", 3, 2, 10048, 1),
+            ("local_send", 0, 1, 112, 1),
+            ("local_send", 0, 1, 112, 1),
+            ("nonblock_progress", 0, 1, 0, 4),
+            ("local_send", 1, 1, 0, 2),
+            ("local_send", 3, 3, 0, 1),
+            ("nonblock_send", 3, 2, 1664, 1),
+            ("local_send", 2, 0, 33, 1),
+            (None, 1, 0, 40, 1),
+        ]
+    )
+    for topology in _topologies(4):
+        _check(pairs, physical, topology)
+
+
+def test_empty_sides() -> None:
+    pairs = _pairs_of([(0, 1, 8, 5)])
+    empty = physical_buffers([])
+    for topology in _topologies(2):
+        _check(pairs, empty, topology)
+        _check(pairs.iloc[:0], _buffers_of([("local_send", 0, 1, 56, 1)]), topology)
+        _check(pairs.iloc[:0], empty, topology)
+
+
+def test_negative_pes_take_the_reference_path() -> None:
+    pairs = _pairs_of([(0, 1, 8, 5)])
+    physical = _buffers_of([("local_send", 0, 1, 56, 1), ("local_send", -1, 1, 24, 1)])
+    got = compared_links(pairs, physical, conveyors_topology(2))
+    reference = compare_links(
+        predict_links(route_pairs(pairs, conveyors_topology(2))), physical, conveyors_topology(2)
+    )
+    pd.testing.assert_frame_equal(got, reference)
+
+
+def test_a_packet_larger_than_a_buffer_is_the_reference_error() -> None:
+    pairs = _pairs_of([(0, 1, 8, 5), (1, 0, 600, 1)])
+    physical = _buffers_of([("local_send", 0, 1, 56, 1)])
+    topology = conveyors_topology(2)
+    with pytest.raises(ValueError) as reference:
+        route_pairs(pairs, topology, buffer_bytes=100)
+    with pytest.raises(ValueError) as got:
+        compared_links(pairs, physical, topology, buffer_bytes=100)
+    assert str(got.value) == str(reference.value)
+
+
+# --- compare_run on the table: the summary and the reasons as before ---------
+
+
+def _reference_summary(links: pd.DataFrame) -> dict[str, Any]:
+    """The counts of ``RunComparison.summary`` as pandas frames gave them."""
+    data = links[links["send_type"].astype(str) != "nonblock_progress"]
+    decoded = data[(data["items_seen"] >= 0) & (data["buffers"] > 0)]
+    return {
+        "links": len(links),
+        "links_explained": int((links["status"] == "explained").sum()),
+        "by_reason": {r: int(n) for r, n in links["reason"].value_counts(sort=False).items() if n},
+        "items_routed": int(data["items"].sum()),
+        "items_seen_decoded": int(decoded["items_seen"].sum()),
+        "links_decoded": len(decoded),
+        "max_items_error": int((decoded["items_seen"] - decoded["items"]).abs().max())
+        if len(decoded)
+        else 0,
+        "buffers": int(data["buffers"].sum()),
+        "wire_bytes": int(data["wire_bytes"].sum()),
+        "padding_bytes": int(data["padding_bytes"].sum()),
+        "predicted_wire_bytes_min": int(data["predicted_wire_bytes"].sum()),
+    }
+
+
+@pytest.mark.parametrize(
+    ("logical", "physical", "k"),
+    list(itertools.product(["histo", "ig", "two"], ["histo 4 nodes", "ig", "two"], [None, 2, 4])),
+)
+def test_summary_is_the_frames_summary(logical: str, physical: str, k: int | None) -> None:
+    result = compare_run(_pairs(logical), _physical(physical), pes_per_node=k)
+    summary = result.summary()
+    assert {key: summary[key] for key in _reference_summary(result.links)} == (
+        _reference_summary(result.links)
+    )
+    assert set(summary["by_reason"]) <= set(REASONS)
+
+
+# --- what the run report holds: the view without its links ---------------------
+
+RUN_FOLDERS = [
+    (IG / "physical", IG / "logical"),
+    (HISTO / "physical_8nodes", LOGICAL["histo"]),
+    (TWO_RUNS, TWO_RUNS),  # not one run: reasons and notes kept too
+]
+
+
+@pytest.mark.parametrize(("physical", "logical"), RUN_FOLDERS)
+def test_view_without_links_says_the_same(physical: Path, logical: Path) -> None:
+    from actorprof.kinds.aggregation import aggregation_view
+
+    layouts = "1x16,4x4" if "histo" in str(logical) else None
+    view = aggregation_view(physical, logical=logical, layouts=layouts)
+    light = view.without_links()
+    assert light.links is None and view.links is not None
+    assert light.comparison is not None and view.comparison is not None
+    assert light.comparison.links.empty and not view.comparison.links.empty
+    assert list(light.comparison.links.columns) == list(CHECK_COLUMNS)
+    assert light.totals() == view.totals()
+    assert light.summary() == view.summary()
+    assert light.summary_lines() == view.summary_lines()
+    pd.testing.assert_frame_equal(light.pes, view.pes)  # type: ignore[arg-type]
+    assert light.without_links() is light
+    # what is kept is a copy: a caller editing a summary does not edit the view
+    light.totals()["messages"] = -1
+    light.summary()["comparison"]["links"] = -1
+    assert light.summary() == view.summary()
+
+
+def test_report_beyond_dense_pes_holds_no_links(monkeypatch: pytest.MonkeyPatch) -> None:
+    from actorprof.report import run as report_run
+
+    whole = report_run.run_report(IG, jobs=1, cache=False)
+    monkeypatch.setattr(report_run, "DENSE_MAX_PES", 4)  # the 8 PEs of ig are "many"
+    light = report_run.run_report(IG, jobs=1, cache=False)
+    assert whole.aggregation is not None and whole.aggregation.links is not None
+    assert light.aggregation is not None and light.aggregation.links is None
+    assert light.summary()["aggregation"] == whole.summary()["aggregation"]
