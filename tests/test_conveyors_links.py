@@ -110,6 +110,7 @@ def test_link_table_does_not_depend_on_chunks(monkeypatch: pytest.MonkeyPatch) -
     topology = conveyors_topology(16, 2)
     whole = compared_links(pairs, buffers, topology)
     monkeypatch.setattr(link_module, "PAIR_CHUNK", 7)
+    monkeypatch.setattr(link_module, "BLOCK_LINKS", 5)  # blocks of a PE or two
     import actorprof.analyze.conveyors.check as check
 
     monkeypatch.setattr(check, "ROW_CHUNK", 3)

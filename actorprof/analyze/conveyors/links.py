@@ -17,6 +17,7 @@ about one link table, not three.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -27,10 +28,12 @@ import pandas as pd
 from ...schema import CONVEYORS_CHECK_COLUMNS, SEND_TYPE_DTYPE
 from .model import BUFFER_HEADER_BYTES, WIRE_ROUND_BYTES, Topology, _buffers
 
-__all__ = ["PAIR_CHUNK", "link_table", "send_type_codes"]
+__all__ = ["BLOCK_LINKS", "PAIR_CHUNK", "link_table", "send_type_codes"]
 
 #: Pairs routed at a time (a chunk's keys and sums: tens of MB).
 PAIR_CHUNK: Final = 1 << 20
+#: Links built at a time (each block's columns: about 100 MB).
+BLOCK_LINKS: Final = 1 << 20
 _CODE = {str(name): i for i, name in enumerate(SEND_TYPE_DTYPE.categories)}
 _PROGRESS = _CODE["nonblock_progress"]
 #: The columns of the table, in order, with the value of a link one side lacks.
@@ -113,23 +116,37 @@ class _Pairs:
         )
 
 
-def _predicted(pairs: _Pairs, topology: Topology, buffer_bytes: int, code: int) -> Arrays:
-    """:func:`predict_links` of :func:`route_pairs` for one send type, sorted by link key.
+def _predicted(
+    pairs: _Pairs, topology: Topology, buffer_bytes: int, code: int, keys: tuple[int, int]
+) -> Arrays:
+    """:func:`predict_links` of :func:`route_pairs` for the links of keys ``keys[0]..keys[1]-1``.
 
-    Buffers are counted per (hop, link, size) as :func:`route_pairs` does,
-    then summed per link; ``packet_bytes`` is 0 on a link of several packet
-    sizes. The hops of this send type: one, or two (3D's local_send).
+    The links of one send type (``code``), sorted by key. Buffers are
+    counted per (hop, link, size) as :func:`route_pairs` does, then summed
+    per link; ``packet_bytes`` is 0 on a link of several packet sizes. The
+    hops of this send type: one, or two (3D's local_send).
     """
     n, num_sizes = topology.num_pes, pairs.num_sizes
     hops = [h for h, hop in enumerate(topology.hops) if _CODE[hop.send_type] == code]
     routed: dict[int, list[tuple[np.ndarray, ...]]] = {h: [] for h in hops}
+    whole = keys == (code * n * n, (code + 1) * n * n)
     for start in range(0, len(pairs.src) if hops else 0, PAIR_CHUNK):
         part = slice(start, start + PAIR_CHUNK)
         route = topology.route(pairs.src[part], pairs.dst[part])
         for h in hops:
             a, b = route[h]
-            key = ((code * n + a) * n + b) * num_sizes + pairs.size_code[part]
-            routed[h].append(_reduce(key, pairs.messages[part], pairs.payload[part]))
+            link = (code * n + a) * n + b
+            size_code, messages, payload = (
+                pairs.size_code[part],
+                pairs.messages[part],
+                pairs.payload[part],
+            )
+            if not whole:
+                mine = (link >= keys[0]) & (link < keys[1])
+                link, size_code = link[mine], size_code[mine]
+                messages, payload = messages[mine], payload[mine]
+            routed[h].append(_reduce(link * num_sizes + size_code, messages, payload))
+            del link, size_code, messages, payload
         del route
     per_hop = []
     for h in hops:
@@ -267,6 +284,19 @@ def _block(predicted: Arrays, seen: Arrays, num_pes: int, code: int) -> Arrays:
     return out
 
 
+def _key_ranges(code: int, n: int, pairs: int, physical: np.ndarray) -> list[tuple[int, int]]:
+    """Link key ranges of one send type of about :data:`BLOCK_LINKS` links each.
+
+    The sources are split evenly: a block holds the links leaving a range
+    of PEs (as many as the pairs routed, or the physical rows seen, allow).
+    """
+    first, end = code * n * n, (code + 1) * n * n
+    lo, hi = np.searchsorted(physical, [first, end])
+    blocks = min(n, max(1, -(-max(pairs, int(hi - lo)) // BLOCK_LINKS)))
+    bounds = [first + (n * i // blocks) * n for i in range(blocks)] + [end]
+    return list(itertools.pairwise(bounds))
+
+
 def link_table(
     pairs: pd.DataFrame, physical: pd.DataFrame, topology: Topology, buffer_bytes: int
 ) -> pd.DataFrame:
@@ -287,11 +317,12 @@ def link_table(
     key, size, calls = _physical_rows(physical, n)
     blocks = []
     for code in range(len(_CODE)):
-        lo, hi = np.searchsorted(key, [code * n * n, (code + 1) * n * n])
-        predicted = _predicted(routed, topology, buffer_bytes, code)
-        seen = _seen(key[lo:hi], size[lo:hi], calls[lo:hi], predicted, code)
-        blocks.append(_block(predicted, seen, n, code))
-        del predicted, seen
+        for keys in _key_ranges(code, n, len(routed.src), key):
+            lo, hi = np.searchsorted(key, keys)
+            predicted = _predicted(routed, topology, buffer_bytes, code, keys)
+            seen = _seen(key[lo:hi], size[lo:hi], calls[lo:hi], predicted, code)
+            blocks.append(_block(predicted, seen, n, code))
+            del predicted, seen
     del key, size, calls
     columns: dict[str, object] = {}
     for name in list(blocks[0]):  # one column at a time, each block's let go once copied
