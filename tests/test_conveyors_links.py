@@ -299,3 +299,66 @@ def test_compare_run_holds_about_one_link_table() -> None:
     table = int(result.links.memory_usage(deep=True).sum())
     assert len(result.links) > 150_000 and result.verdict == "not one run"
     assert peak < 1.8 * table, (peak, table)  # 1.5x here; the pandas route 2.7x
+
+
+# --- compare_run without keeping the links: counted block by block -----------
+
+
+def _another_build() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Buffers of 4-byte tags where the model expects none (a packet shift)."""
+    pairs = _pairs("histo")
+    links = predict_links(route_pairs(pairs, conveyors_topology(16)))
+    size = -(-(16 + links["items"] * 12) // 8) * 8
+    physical = pd.DataFrame(
+        {
+            "send_type": links["send_type"],
+            "src_pe": links["src_pe"],
+            "dst_pe": links["dst_pe"],
+            "buffer_bytes": size,
+            "calls": 1,
+        }
+    )
+    return pairs, physical
+
+
+CASES = [
+    *(
+        (lg, ph, k)
+        for lg, ph in [("histo", "histo 8 nodes"), ("ig", "ig"), ("two", "two")]
+        for k in (None, 2, 4)
+    ),
+    ("histo", "histo 4 nodes", 4),
+    ("histo", "ig", 4),  # two runs
+    ("ig", "histo 4 nodes", 2),
+]
+
+
+@pytest.mark.parametrize("blocks", [5, 1 << 20])
+@pytest.mark.parametrize(("logical", "physical", "k"), CASES)
+def test_compare_run_block_by_block_says_the_same(
+    logical: str, physical: str, k: int | None, blocks: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(link_module, "BLOCK_LINKS", blocks)
+    pairs, buffers = _pairs(logical), _physical(physical)
+    whole = compare_run(pairs, buffers, pes_per_node=k)
+    seen: list[pd.DataFrame] = []
+    light = compare_run(pairs, buffers, pes_per_node=k, keep_links=False, each_block=seen.append)
+    assert light.links.empty and list(light.links.columns) == list(whole.links.columns)
+    assert light.links.dtypes.to_dict() == whole.links.dtypes.to_dict()
+    for field in ("layout", "detected", "topology", "verdict", "reasons", "notes"):
+        assert getattr(light, field) == getattr(whole, field), field
+    assert light.summary() == whole.summary()
+    joined = pd.concat(seen, ignore_index=True)
+    pd.testing.assert_frame_equal(joined, whole.links)
+    if blocks == 5:
+        assert len(seen) > 2
+
+
+def test_packet_shift_block_by_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(link_module, "BLOCK_LINKS", 3)
+    pairs, physical = _another_build()
+    whole = compare_run(pairs, physical, pes_per_node=16)
+    light = compare_run(pairs, physical, pes_per_node=16, keep_links=False)
+    assert whole.verdict == light.verdict == "model does not fit"
+    assert any("+4 byte(s)" in note for note in light.notes)
+    assert light.notes == whole.notes and light.summary() == whole.summary()

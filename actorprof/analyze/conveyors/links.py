@@ -18,9 +18,9 @@ about one link table, not three.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import pandas as pd
@@ -28,7 +28,7 @@ import pandas as pd
 from ...schema import CONVEYORS_CHECK_COLUMNS, SEND_TYPE_DTYPE
 from .model import BUFFER_HEADER_BYTES, WIRE_ROUND_BYTES, Topology, _buffers
 
-__all__ = ["BLOCK_LINKS", "PAIR_CHUNK", "link_table", "send_type_codes"]
+__all__ = ["BLOCK_LINKS", "PAIR_CHUNK", "link_blocks", "link_table", "send_type_codes"]
 
 #: Pairs routed at a time (a chunk's keys and sums: tens of MB).
 PAIR_CHUNK: Final = 1 << 20
@@ -312,26 +312,39 @@ def link_table(
     ValueError
         A PE at or beyond ``topology.num_pes``; a packet larger than a buffer.
     """
+    blocks = list(_block_columns(pairs, physical, topology, buffer_bytes))
+    columns: dict[str, np.ndarray] = {}
+    for name in list(blocks[0]):  # one column at a time, each block's let go once copied
+        columns[name] = np.concatenate([b.pop(name) for b in blocks])
+    return _frame(columns)
+
+
+def link_blocks(
+    pairs: pd.DataFrame, physical: pd.DataFrame, topology: Topology, buffer_bytes: int
+) -> Iterator[pd.DataFrame]:
+    """:func:`link_table` a block of about :data:`BLOCK_LINKS` links at a time, in order."""
+    for columns in _block_columns(pairs, physical, topology, buffer_bytes):
+        yield _frame(columns)
+
+
+def _block_columns(
+    pairs: pd.DataFrame, physical: pd.DataFrame, topology: Topology, buffer_bytes: int
+) -> Iterator[Arrays]:
     n = topology.num_pes
     routed = _Pairs.of(pairs, topology, buffer_bytes)
     key, size, calls = _physical_rows(physical, n)
-    blocks = []
     for code in range(len(_CODE)):
         for keys in _key_ranges(code, n, len(routed.src), key):
             lo, hi = np.searchsorted(key, keys)
             predicted = _predicted(routed, topology, buffer_bytes, code, keys)
             seen = _seen(key[lo:hi], size[lo:hi], calls[lo:hi], predicted, code)
-            blocks.append(_block(predicted, seen, n, code))
+            yield _block(predicted, seen, n, code)
             del predicted, seen
-    del key, size, calls
-    columns: dict[str, object] = {}
-    for name in list(blocks[0]):  # one column at a time, each block's let go once copied
-        columns[name] = np.concatenate([b.pop(name) for b in blocks])
-    columns["send_type"] = pd.Categorical.from_codes(
-        np.asarray(columns["send_type"]), dtype=SEND_TYPE_DTYPE
-    )
-    wire, packed, buffers = (
-        np.asarray(columns[c]) for c in ("wire_bytes", "packed_bytes", "buffers")
-    )
-    columns["padding_bytes"] = wire - packed - BUFFER_HEADER_BYTES * buffers
-    return pd.DataFrame(columns, copy=False)[list(CONVEYORS_CHECK_COLUMNS[:-2])]
+
+
+def _frame(columns: Arrays) -> pd.DataFrame:
+    wire, packed, buffers = (columns[c] for c in ("wire_bytes", "packed_bytes", "buffers"))
+    out: dict[str, Any] = dict(columns)
+    out["send_type"] = pd.Categorical.from_codes(columns["send_type"], dtype=SEND_TYPE_DTYPE)
+    out["padding_bytes"] = wire - packed - BUFFER_HEADER_BYTES * buffers
+    return pd.DataFrame(out, copy=False)[list(CONVEYORS_CHECK_COLUMNS[:-2])]
