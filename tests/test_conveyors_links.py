@@ -362,3 +362,86 @@ def test_packet_shift_block_by_block(monkeypatch: pytest.MonkeyPatch) -> None:
     assert whole.verdict == light.verdict == "model does not fit"
     assert any("+4 byte(s)" in note for note in light.notes)
     assert light.notes == whole.notes and light.summary() == whole.summary()
+
+
+# --- the aggregation view and command without holding the links --------------
+
+
+def _written(view: Any, folder: Path) -> dict[str, bytes]:
+    from actorprof.kinds.aggregation import write_aggregation
+    from actorprof.write import OutputWriter
+
+    out = OutputWriter(folder, kind="aggregation")
+    write_aggregation(view, out, log_scale=None)
+    return {p.name: p.read_bytes() for p in out.written}
+
+
+@pytest.mark.parametrize(("physical", "logical"), RUN_FOLDERS)
+def test_view_counted_by_blocks_writes_the_same(
+    physical: Path, logical: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from actorprof.kinds.aggregation import aggregation_view
+
+    monkeypatch.setattr(link_module, "BLOCK_LINKS", 5)
+    layouts = "1x16,4x4" if "histo" in str(logical) else None
+    held = aggregation_view(physical, logical=logical, layouts=layouts)
+    light = aggregation_view(physical, logical=logical, layouts=layouts, keep_links=False)
+    assert light.links is None and light.comparison is not None
+    assert light.comparison.links.empty
+    assert light.totals() == held.totals()
+    assert light.summary() == held.summary()
+    assert light.summary_lines() == held.summary_lines()
+    pd.testing.assert_frame_equal(light.pes, held.pes)  # type: ignore[arg-type]
+    assert len(list(light.link_blocks())) > 2
+    pd.testing.assert_frame_equal(pd.concat(light.link_blocks(), ignore_index=True), held.links)
+    # the links CSV written a block at a time is the held table's, byte for byte;
+    # the heatmap needs the links (drawn up to 1,024 PEs), so it is left out here
+    held_files = _written(held, tmp_path / "held")
+    light_files = _written(light, tmp_path / "light")
+    held_files.pop("aggregation_heatmap.png", None)
+    assert held_files == light_files
+    assert light_files["aggregation_links.csv"].count(b"\n") == len(held.links) + 1
+
+
+def test_command_beyond_dense_pes_counts_by_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    import actorprof.kinds.aggregation as kind
+    from actorprof.cli import main
+
+    def run(folder: Path) -> dict[str, bytes]:
+        result = CliRunner().invoke(
+            main, ["aggregation", str(IG), "-o", str(folder), "-q", "-j", "1", "--no-cache"]
+        )
+        assert result.exit_code == 0, result.output
+        return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+    held = run(tmp_path / "held")
+    built: list[Any] = []
+    original = kind.build_aggregation_view
+
+    def spy(*args: Any, **kw: Any) -> Any:
+        built.append(original(*args, **kw))
+        return built[-1]
+
+    monkeypatch.setattr(kind, "build_aggregation_view", spy)
+    monkeypatch.setattr(kind, "DENSE_MAX_PES", 4)  # the 8 PEs of ig are "many"
+    monkeypatch.setattr(link_module, "BLOCK_LINKS", 3)
+    light = run(tmp_path / "light")
+    assert built and built[0].links is None
+    held.pop("aggregation_heatmap.png")  # not drawn beyond DENSE_MAX_PES
+    assert light == held
+
+
+def test_csv_parts_is_csv_of_the_concatenation(tmp_path: Path) -> None:
+    from actorprof.write import OutputWriter
+
+    out = OutputWriter(tmp_path, kind="t")
+    frame = pd.DataFrame({"a": np.arange(7), "b": pd.array([1, None, 3, 4, None, 6, 7], "Int64")})
+    whole = out.csv(frame, "whole", index=False).read_bytes()
+    parts = [frame.iloc[:0], frame.iloc[:3], frame.iloc[3:3], frame.iloc[3:]]
+    assert out.csv_parts(parts, "parts", index=False).read_bytes() == whole
+    assert out.csv_parts([frame.iloc[:0]], "empty", index=False).read_bytes() == b"a,b\n"
+    assert out.csv_parts([], "none").read_bytes() == b""

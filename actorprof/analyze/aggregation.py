@@ -21,11 +21,14 @@ from .conveyors.model import BUFFER_ALIGN_BYTES, BUFFER_HEADER_BYTES, CONVEY_BUF
 from .matrix import DENSE_MAX_PES, int_bincount
 
 __all__ = [
+    "PE_LINK_COLUMNS",
     "actual_layout",
     "aggregation_factor",
     "aggregation_links",
     "aggregation_pe_table",
+    "aggregation_pe_table_of",
     "buffer_room_bytes",
+    "pe_link_sums",
 ]
 
 
@@ -102,14 +105,48 @@ def aggregation_pe_table(
         buffer (wire less the 16-byte header) over the room of a buffer
         (:func:`buffer_room_bytes`). Ratios are NaN where the denominator is 0.
     """
-    index = pd.RangeIndex(num_pes, name="pe")
-    logical = logical_pes.reindex(index)
+    return aggregation_pe_table_of(
+        logical_pes,
+        pe_link_sums(links, num_pes),
+        num_pes=num_pes,
+        pes_per_node=pes_per_node,
+        buffer_bytes=buffer_bytes,
+    )
+
+
+#: The link columns summed per sending PE (local_send + nonblock_send).
+PE_LINK_COLUMNS = ("buffers", "wire_bytes", "items", "empty_buffers", "predicted_wire_bytes")
+
+
+def pe_link_sums(links: pd.DataFrame, num_pes: int) -> dict[str, np.ndarray]:
+    """:data:`PE_LINK_COLUMNS` of the buffer send types' links summed per source PE.
+
+    Sums of several blocks of links add up to the sums of the table (see
+    :func:`aggregation_pe_table_of`).
+    """
     # the rows of buffer send types, by mask (no copy of the link table)
     rows = _buffer_rows(links)
     src = links["src_pe"].to_numpy()[rows].astype(np.int64)
+    return {
+        c: int_bincount(src, links[c].to_numpy(dtype=np.int64)[rows], num_pes)
+        for c in PE_LINK_COLUMNS
+    }
+
+
+def aggregation_pe_table_of(
+    logical_pes: pd.DataFrame,
+    sums: dict[str, np.ndarray],
+    *,
+    num_pes: int,
+    pes_per_node: int | None = None,
+    buffer_bytes: int = CONVEY_BUFFER_SIZE,
+) -> pd.DataFrame:
+    """:func:`aggregation_pe_table` from the links' :func:`pe_link_sums`."""
+    index = pd.RangeIndex(num_pes, name="pe")
+    logical = logical_pes.reindex(index)
 
     def per_pe(column: str) -> np.ndarray:
-        return int_bincount(src, links[column].to_numpy(dtype=np.int64)[rows], num_pes)
+        return sums[column]
 
     buffers = per_pe("buffers")
     wire = per_pe("wire_bytes")

@@ -17,7 +17,6 @@ fine); only the per-link heatmap is dense, up to 1,024 PEs.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -33,17 +32,21 @@ from .._repr import Summarized, count
 from .._text import run_name
 from .._version import __version__
 from ..analyze.aggregation import (
+    PE_LINK_COLUMNS,
     actual_layout,
     aggregation_factor,
     aggregation_links,
     aggregation_pe_table,
+    aggregation_pe_table_of,
     buffer_room_bytes,
+    pe_link_sums,
 )
 from ..analyze.conveyors import (
     CONVEY_BUFFER_SIZE,
     RunComparison,
     Topology,
     compare_run,
+    compared_link_blocks,
     conveyors_topology,
     logical_pairs,
     pair_table,
@@ -340,8 +343,9 @@ class AggregationView(Summarized):
     physical_path: str | None = None
     physical_report: ReadReport | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
-    #: :meth:`totals` kept by :meth:`without_links` (None: from ``links``)
-    kept_totals: dict[str, Any] | None = field(default=None, repr=False)
+    #: the links' sums per send type (:func:`link_type_sums`) when ``links``
+    #: is not kept (:meth:`without_links`, ``keep_links``); None: from ``links``
+    kept_sums: dict[int, dict[str, int]] | None = field(default=None, repr=False)
 
     def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
         k = "unknown" if self.pes_per_node is None else count(self.pes_per_node)
@@ -381,31 +385,50 @@ class AggregationView(Summarized):
         """
         if self.links is None or self.comparison is None:
             return self
-        totals = self.totals()
         return replace(
             self,
             links=None,
             comparison=self.comparison.without_links(),
-            kept_totals=totals,
+            kept_sums=link_type_sums(self.links),
         )
+
+    def link_blocks(self) -> Iterator[pd.DataFrame]:
+        """``links`` (``aggregation_links.csv``) a block at a time, in order.
+
+        The table itself when kept; else built again from the pairs and
+        buffers a block of about a million links at a time
+        (:func:`~actorprof.analyze.conveyors.compared_link_blocks`). Nothing
+        without a physical trace.
+        """
+        if self.links is not None:
+            yield self.links
+            return
+        if self.comparison is None or self.buffers is None:
+            return
+        topology = self.comparison.topology
+        for block in compared_link_blocks(
+            self.pairs, self.buffers, topology, buffer_bytes=self.buffer_bytes
+        ):
+            yield aggregation_links(block)
 
     def totals(self) -> dict[str, Any]:
         """Whole-run figures: messages, buffers, bytes, ratios, overhead per send type."""
-        if self.kept_totals is not None:
-            return copy.deepcopy(self.kept_totals)
         messages = int(self.pairs["messages"].sum())
         payload = int(self.pairs["payload_bytes"].sum())
         out: dict[str, Any] = {"messages": messages, "payload_bytes": payload}
-        if self.links is None or self.buffers is None:
+        if self.buffers is None:
             return out
-        links = self.links
-        # masks and column sums: no copy of the link table (millions of rows)
-        types = send_type_codes(links["send_type"])
+        if self.kept_sums is not None:
+            sums = self.kept_sums
+        elif self.links is not None:
+            sums = link_type_sums(self.links)
+        else:
+            return out
         buffer_codes = [SEND_TYPES.index(t) for t in BUFFER_SEND_TYPES]
-        data = np.isin(types, buffer_codes)
+        data = [c for c in buffer_codes if c in sums]
 
-        def total(column: str, rows: np.ndarray) -> int:
-            return int(np.sum(links[column].to_numpy(), where=rows))
+        def total(column: str, codes: Iterable[int]) -> int:
+            return sum(sums[c][column] for c in codes if c in sums)
 
         buffers = total("buffers", data)
         wire = total("wire_bytes", data)
@@ -416,7 +439,7 @@ class AggregationView(Summarized):
         ]
         by_type: dict[str, Any] = {}
         for code, t in enumerate(SEND_TYPES):
-            mine = types == code
+            mine = [code]
             calls, nbytes = total("calls", mine), total("wire_bytes", mine)
             entry: dict[str, Any] = {"calls": calls, "bytes": nbytes}
             if t in BUFFER_SEND_TYPES:
@@ -535,6 +558,40 @@ class AggregationView(Summarized):
         return lines
 
 
+_SUMMED = (
+    "calls",
+    "wire_bytes",
+    "buffers",
+    "empty_buffers",
+    "items",
+    "payload_bytes",
+    "predicted_wire_bytes",
+    "buffers_min",
+)
+
+
+def link_type_sums(links: pd.DataFrame) -> dict[int, dict[str, int]]:
+    """Per send type code: the sums of the link columns :meth:`AggregationView.totals` uses.
+
+    Masks and column sums, no copy of the table; the sums of blocks of links
+    add up to the table's (:func:`add_link_type_sums`).
+    """
+    types = send_type_codes(links["send_type"])
+    out: dict[int, dict[str, int]] = {}
+    for code in range(len(SEND_TYPES)):
+        mine = types == code
+        out[code] = {c: int(np.sum(links[c].to_numpy(), where=mine)) for c in _SUMMED}
+    return out
+
+
+def add_link_type_sums(total: dict[int, dict[str, int]], more: dict[int, dict[str, int]]) -> None:
+    """Add ``more`` (:func:`link_type_sums` of a block) into ``total``."""
+    for code, sums in more.items():
+        mine = total.setdefault(code, dict.fromkeys(_SUMMED, 0))
+        for column, value in sums.items():
+            mine[column] += value
+
+
 _VERDICT_TEXT = {
     "one run": ": the model explains every link of the physical trace",
     "not one run": ": the model fits the physical trace's links but the data differ",
@@ -636,6 +693,7 @@ def build_aggregation_view(
     layouts: Layouts | None = None,
     physical_path: str | None = None,
     physical_report: ReadReport | None = None,
+    keep_links: bool | None = True,
 ) -> AggregationView:
     """Route a logical view over the Conveyors model; compare with a physical trace if given.
 
@@ -654,6 +712,13 @@ def build_aggregation_view(
         Node layouts to predict side by side (:func:`parse_layouts`).
     physical_path, physical_report
         Where ``buffers`` come from (for the summary).
+    keep_links
+        True: hold the compared links (``links``, ``comparison.links``).
+        False: count them a block at a time and keep their sums (``links``
+        None, ``comparison.links`` empty; totals, summary and per-PE table
+        the same; :meth:`AggregationView.link_blocks` builds them again for
+        writing). None: keep them up to :data:`DENSE_MAX_PES` PEs (the
+        per-link heatmap draws them), not beyond.
 
     Raises
     ------
@@ -667,9 +732,10 @@ def build_aggregation_view(
     pairs = _pairs_of(logical, notes)
     n = max(logical.num_pes, _pe_count(buffers))
     k, source = _layout_of(logical, pes_per_node, physical_report or logical.report)
-    comparison = links = pes = None
+    comparison = links = pes = sums = None
+    keep = n <= DENSE_MAX_PES if keep_links is None else keep_links
     try:
-        if buffers is not None:
+        if buffers is not None and keep:
             comparison = compare_run(
                 pairs, buffers, num_pes=n, pes_per_node=k, buffer_bytes=buffer_bytes
             )
@@ -681,6 +747,8 @@ def build_aggregation_view(
                 pes_per_node=comparison.topology.pes_per_node,
                 buffer_bytes=buffer_bytes,
             )
+        elif buffers is not None:
+            comparison, pes, sums = _compared_by_blocks(logical, pairs, buffers, n, k, buffer_bytes)
         table = None
         if layouts is not None:
             table = _layout_table(
@@ -711,7 +779,44 @@ def build_aggregation_view(
         physical_path=physical_path,
         physical_report=physical_report,
         notes=tuple(notes),
+        kept_sums=sums,
     )
+
+
+def _compared_by_blocks(
+    logical: LogicalView,
+    pairs: pd.DataFrame,
+    buffers: pd.DataFrame,
+    num_pes: int,
+    pes_per_node: int | None,
+    buffer_bytes: int,
+) -> tuple[RunComparison, pd.DataFrame, dict[int, dict[str, int]]]:
+    """The comparison, per-PE table and link sums, the links counted a block at a time."""
+    per_pe = {c: np.zeros(num_pes, dtype=np.int64) for c in PE_LINK_COLUMNS}
+    sums: dict[int, dict[str, int]] = {}
+
+    def add(block: pd.DataFrame) -> None:
+        for column, values in pe_link_sums(block, num_pes).items():
+            per_pe[column] += values
+        add_link_type_sums(sums, link_type_sums(block))
+
+    comparison = compare_run(
+        pairs,
+        buffers,
+        num_pes=num_pes,
+        pes_per_node=pes_per_node,
+        buffer_bytes=buffer_bytes,
+        keep_links=False,
+        each_block=add,
+    )
+    pes = aggregation_pe_table_of(
+        logical.pes,
+        per_pe,
+        num_pes=num_pes,
+        pes_per_node=comparison.topology.pes_per_node,
+        buffer_bytes=buffer_bytes,
+    )
+    return comparison, pes, sums
 
 
 def _layout_table(
@@ -760,6 +865,7 @@ def aggregation_view(
     logical_report: ReadReport | None = None,
     engine: Engine | None = None,
     progress: ProgressSink | None = None,
+    keep_links: bool | None = True,
 ) -> AggregationView:
     """Read a run's logical (and physical) trace and put them through the model.
 
@@ -788,6 +894,9 @@ def aggregation_view(
         How the logical trace is read (processes, cache, cluster).
     progress
         Told the bytes and files to read and done (e.g. a progress line).
+    keep_links
+        Hold the compared links, or count them a block at a time
+        (:func:`build_aggregation_view`).
 
     Returns
     -------
@@ -833,6 +942,7 @@ def aggregation_view(
         layouts=layouts,
         physical_path=None if physical_path is None else str(physical_path),
         physical_report=physical_report if physical_path is not None else None,
+        keep_links=keep_links,
     )
 
 
@@ -890,8 +1000,8 @@ def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool | Non
         out.figure(fig, "layouts")
     if view.pes is not None:
         out.csv(view.pes, "pes")
-    if view.links is not None:
-        out.csv(view.links, "links", index=False)
+    if view.comparison is not None:  # written a block at a time when not held
+        out.csv_parts(view.link_blocks(), "links", index=False)
     if view.layouts is not None:
         out.csv(view.layouts, "layouts", index=False)
     summary = view.summary()

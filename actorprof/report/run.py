@@ -410,6 +410,7 @@ def run_report(
                             buffers,
                             physical_path=str(traces.physical),
                             physical_report=report,
+                            keep_links=None,
                         )
                     ),
                 )
