@@ -977,6 +977,7 @@ def aggregation(
             logical_report=lreport,
             engine=make_engine(jobs, cache_dir, no_cache, scheduler),
             progress=progress,
+            keep_links=None,  # beyond 1,024 PEs: counted, then written a block at a time
         )
     write_aggregation(view, out, log_scale=log_scale)
     console.wrote(out.written)

@@ -15,7 +15,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
@@ -63,6 +63,10 @@ class Sink(Protocol):
     def figure(self, fig: Figure, name: str) -> object: ...
 
     def csv(self, frame: pd.DataFrame, name: str, *, index: bool = True) -> object: ...
+
+    def csv_parts(
+        self, frames: Iterable[pd.DataFrame], name: str, *, index: bool = True
+    ) -> object: ...
 
     def json(self, data: Any, name: str) -> object: ...
 
@@ -179,26 +183,40 @@ class OutputWriter:
 
     def csv(self, frame: pd.DataFrame, name: str, *, index: bool = True) -> Path:
         """Write a frame as CSV (index written as the first column by default)."""
-        rows = _csv_chunk_rows(len(frame.columns))
-        # a slice of rows at a time: the text of a whole big table (a 65,536-PE
-        # link table is 388 MB) is never held, and the bytes are the same
-        step = max(rows, _CSV_SLICE_CELLS // max(len(frame.columns), 1))
+        return self.csv_parts([frame], name, index=index)
 
-        fast = _integer_columns(frame, index=index)
+    def csv_parts(self, frames: Iterable[pd.DataFrame], name: str, *, index: bool = True) -> Path:
+        """Write frames of the same columns, one after another, as one CSV.
+
+        The bytes of ``csv(pd.concat(frames))``, the frames taken as they come
+        (a table built a block at a time is written as produced, never
+        held whole); the header is the first frame's. No frame: an empty file.
+        """
 
         def write(handle: Any) -> None:
-            for start in range(0, max(len(frame), 1), step):
-                part = frame.iloc[start : start + step]
-                if fast is not None and len(part):
-                    if start == 0:
-                        head = part.iloc[:0].to_csv(index=index, lineterminator="\n")
-                        handle.write(utf8(head))
-                    handle.write(integer_rows([c[start : start + step] for c in fast]))
-                    continue
-                text = part.to_csv(
-                    index=index, header=start == 0, lineterminator="\n", chunksize=rows
-                )
-                handle.write(utf8(text))
+            header = True
+            for frame in frames:
+                rows = _csv_chunk_rows(len(frame.columns))
+                # a slice of rows at a time: the text of a whole big table (a
+                # 65,536-PE link table is 388 MB) is never held
+                step = max(rows, _CSV_SLICE_CELLS // max(len(frame.columns), 1))
+                fast = _integer_columns(frame, index=index)
+                for start in range(0, max(len(frame), 1), step):
+                    part = frame.iloc[start : start + step]
+                    if not header and not len(part):
+                        continue
+                    if fast is not None and len(part):  # integer columns: digits at once
+                        if header:
+                            head = part.iloc[:0].to_csv(index=index, lineterminator="\n")
+                            handle.write(utf8(head))
+                        handle.write(integer_rows([c[start : start + step] for c in fast]))
+                        header = False
+                        continue
+                    text = part.to_csv(
+                        index=index, header=header, lineterminator="\n", chunksize=rows
+                    )
+                    header = False
+                    handle.write(utf8(text))
 
         return self._atomic(self.path(name, "csv"), write)
 

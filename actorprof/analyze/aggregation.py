@@ -21,11 +21,14 @@ from .conveyors.model import BUFFER_ALIGN_BYTES, BUFFER_HEADER_BYTES, CONVEY_BUF
 from .matrix import DENSE_MAX_PES, int_bincount
 
 __all__ = [
+    "PE_LINK_COLUMNS",
     "actual_layout",
     "aggregation_factor",
     "aggregation_links",
     "aggregation_pe_table",
+    "aggregation_pe_table_of",
     "buffer_room_bytes",
+    "pe_link_sums",
 ]
 
 
@@ -56,12 +59,13 @@ def aggregation_links(links: pd.DataFrame) -> pd.DataFrame:
     rounding). Columns :data:`actorprof.schema.AGGREGATION_LINK_COLUMNS`;
     ``links`` is not modified.
     """
-    out = links.copy()
+    # a shallow copy: the columns are shared with ``links`` (copy on write), so
+    # the two tables cost one table and two columns, not two tables
+    out = links.copy(deep=False)
     seen = out["items_seen"].to_numpy()
-    error = pd.array(seen - out["items"].to_numpy(), dtype="Int64")
-    error[seen < 0] = pd.NA
-    out["items_error"] = error
-    out["wire_bytes_error"] = out["wire_bytes"] - out["predicted_wire_bytes"]
+    error = seen - out["items"].to_numpy()
+    out["items_error"] = pd.arrays.IntegerArray(error, seen < 0)
+    out["wire_bytes_error"] = out["wire_bytes"].to_numpy() - out["predicted_wire_bytes"].to_numpy()
     return out[list(AGGREGATION_LINK_COLUMNS)]
 
 
@@ -101,13 +105,48 @@ def aggregation_pe_table(
         buffer (wire less the 16-byte header) over the room of a buffer
         (:func:`buffer_room_bytes`). Ratios are NaN where the denominator is 0.
     """
+    return aggregation_pe_table_of(
+        logical_pes,
+        pe_link_sums(links, num_pes),
+        num_pes=num_pes,
+        pes_per_node=pes_per_node,
+        buffer_bytes=buffer_bytes,
+    )
+
+
+#: The link columns summed per sending PE (local_send + nonblock_send).
+PE_LINK_COLUMNS = ("buffers", "wire_bytes", "items", "empty_buffers", "predicted_wire_bytes")
+
+
+def pe_link_sums(links: pd.DataFrame, num_pes: int) -> dict[str, np.ndarray]:
+    """:data:`PE_LINK_COLUMNS` of the buffer send types' links summed per source PE.
+
+    Sums of several blocks of links add up to the sums of the table (see
+    :func:`aggregation_pe_table_of`).
+    """
+    # the rows of buffer send types, by mask (no copy of the link table)
+    rows = _buffer_rows(links)
+    src = links["src_pe"].to_numpy()[rows].astype(np.int64)
+    return {
+        c: int_bincount(src, links[c].to_numpy(dtype=np.int64)[rows], num_pes)
+        for c in PE_LINK_COLUMNS
+    }
+
+
+def aggregation_pe_table_of(
+    logical_pes: pd.DataFrame,
+    sums: dict[str, np.ndarray],
+    *,
+    num_pes: int,
+    pes_per_node: int | None = None,
+    buffer_bytes: int = CONVEY_BUFFER_SIZE,
+) -> pd.DataFrame:
+    """:func:`aggregation_pe_table` from the links' :func:`pe_link_sums`."""
     index = pd.RangeIndex(num_pes, name="pe")
     logical = logical_pes.reindex(index)
-    data = links[links["send_type"].astype(str).isin(BUFFER_SEND_TYPES)]
-    src = data["src_pe"].to_numpy(dtype=np.int64)
 
     def per_pe(column: str) -> np.ndarray:
-        return int_bincount(src, data[column].to_numpy(dtype=np.int64), num_pes)
+        return sums[column]
 
     buffers = per_pe("buffers")
     wire = per_pe("wire_bytes")
@@ -153,7 +192,7 @@ def aggregation_factor(links: pd.DataFrame, num_pes: int) -> pd.DataFrame:
     """
     if num_pes > DENSE_MAX_PES:
         raise ValueError(f"no dense link matrix beyond {DENSE_MAX_PES:,} PEs, got {num_pes:,}")
-    data = links[links["send_type"].astype(str).isin(BUFFER_SEND_TYPES)]
+    data = links[_buffer_rows(links)]
     cell = data["src_pe"].to_numpy(dtype=np.int64) * num_pes + data["dst_pe"].to_numpy(np.int64)
     size = num_pes * num_pes
     items = int_bincount(cell, data["items"].to_numpy(dtype=np.int64), size)
@@ -172,16 +211,26 @@ def actual_layout(buffers: pd.DataFrame, pes_per_node: int) -> dict[str, Any]:
     returns ``wire_bytes`` and ``inter_node_bytes`` (local_send +
     nonblock_send, ``node = pe // pes_per_node``) and ``buffers`` (non-empty).
     """
-    data = buffers[buffers["send_type"].astype(str).isin(BUFFER_SEND_TYPES)]
-    size = data["buffer_bytes"].to_numpy(dtype=np.int64)
-    calls = data["calls"].to_numpy(dtype=np.int64)
+    rows = _buffer_rows(buffers)
+    size = buffers["buffer_bytes"].to_numpy(dtype=np.int64)[rows]
+    calls = buffers["calls"].to_numpy(dtype=np.int64)[rows]
     wire = size * calls
-    apart = data["src_pe"].to_numpy() // pes_per_node != data["dst_pe"].to_numpy() // pes_per_node
+    src, dst = (buffers[c].to_numpy()[rows] for c in ("src_pe", "dst_pe"))
+    apart = src // pes_per_node != dst // pes_per_node
     return {
         "wire_bytes": int(wire.sum()),
         "inter_node_bytes": int(wire[apart].sum()),
         "buffers": int(calls[size > 0].sum()),
     }
+
+
+def _buffer_rows(frame: pd.DataFrame) -> np.ndarray:
+    """Which rows of a frame with ``send_type`` are of :data:`BUFFER_SEND_TYPES`."""
+    types = frame["send_type"]
+    if isinstance(types.dtype, pd.CategoricalDtype):
+        wanted = [i for i, c in enumerate(types.cat.categories) if c in BUFFER_SEND_TYPES]
+        return np.isin(types.cat.codes.to_numpy(), wanted)
+    return np.asarray(types.astype(str).isin(BUFFER_SEND_TYPES).to_numpy())
 
 
 def _ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:

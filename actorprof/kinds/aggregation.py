@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,22 +32,27 @@ from .._repr import Summarized, count
 from .._text import run_name
 from .._version import __version__
 from ..analyze.aggregation import (
+    PE_LINK_COLUMNS,
     actual_layout,
     aggregation_factor,
     aggregation_links,
     aggregation_pe_table,
+    aggregation_pe_table_of,
     buffer_room_bytes,
+    pe_link_sums,
 )
 from ..analyze.conveyors import (
     CONVEY_BUFFER_SIZE,
     RunComparison,
     Topology,
     compare_run,
+    compared_link_blocks,
     conveyors_topology,
     logical_pairs,
     pair_table,
     physical_buffers,
     predict_layouts,
+    send_type_codes,
 )
 from ..analyze.imbalance import imbalance
 from ..analyze.matrix import DENSE_MAX_PES
@@ -338,6 +343,9 @@ class AggregationView(Summarized):
     physical_path: str | None = None
     physical_report: ReadReport | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: the links' sums per send type (:func:`link_type_sums`) when ``links``
+    #: is not kept (:meth:`without_links`, ``keep_links``); None: from ``links``
+    kept_sums: dict[int, dict[str, int]] | None = field(default=None, repr=False)
 
     def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
         k = "unknown" if self.pes_per_node is None else count(self.pes_per_node)
@@ -367,35 +375,83 @@ class AggregationView(Summarized):
             return None
         return aggregation_factor(self.links, self.num_pes)
 
+    def without_links(self) -> AggregationView:
+        """This view without its link tables, its :meth:`totals` and summary kept.
+
+        What the run report holds beyond :data:`DENSE_MAX_PES` PEs, where the
+        links are millions of rows and no figure draws them: totals,
+        summary, per-PE table and figures are the same; ``links`` is None
+        (no links table is written) and ``comparison.links`` is empty.
+        """
+        if self.links is None or self.comparison is None:
+            return self
+        return replace(
+            self,
+            links=None,
+            comparison=self.comparison.without_links(),
+            kept_sums=link_type_sums(self.links),
+        )
+
+    def link_blocks(self) -> Iterator[pd.DataFrame]:
+        """``links`` (``aggregation_links.csv``) a block at a time, in order.
+
+        The table itself when kept; else built again from the pairs and
+        buffers a block of about a million links at a time
+        (:func:`~actorprof.analyze.conveyors.compared_link_blocks`). Nothing
+        without a physical trace.
+        """
+        if self.links is not None:
+            yield self.links
+            return
+        if self.comparison is None or self.buffers is None:
+            return
+        topology = self.comparison.topology
+        for block in compared_link_blocks(
+            self.pairs, self.buffers, topology, buffer_bytes=self.buffer_bytes
+        ):
+            yield aggregation_links(block)
+
     def totals(self) -> dict[str, Any]:
         """Whole-run figures: messages, buffers, bytes, ratios, overhead per send type."""
         messages = int(self.pairs["messages"].sum())
         payload = int(self.pairs["payload_bytes"].sum())
         out: dict[str, Any] = {"messages": messages, "payload_bytes": payload}
-        if self.links is None or self.buffers is None:
+        if self.buffers is None:
             return out
-        links = self.links
-        types = links["send_type"].astype(str)
-        data = links[types.isin(BUFFER_SEND_TYPES)]
-        buffers = int(data["buffers"].sum())
-        wire = int(data["wire_bytes"].sum())
-        items = int(data["items"].sum())
+        if self.kept_sums is not None:
+            sums = self.kept_sums
+        elif self.links is not None:
+            sums = link_type_sums(self.links)
+        else:
+            return out
+        buffer_codes = [SEND_TYPES.index(t) for t in BUFFER_SEND_TYPES]
+        data = [c for c in buffer_codes if c in sums]
+
+        def total(column: str, codes: Iterable[int]) -> int:
+            return sum(sums[c][column] for c in codes if c in sums)
+
+        buffers = total("buffers", data)
+        wire = total("wire_bytes", data)
+        items = total("items", data)
         room = buffer_room_bytes(self.buffer_bytes)
-        sizes = self.buffers[self.buffers["send_type"].astype(str).isin(BUFFER_SEND_TYPES)]
+        sizes = self.buffers["buffer_bytes"].to_numpy()[
+            np.isin(send_type_codes(self.buffers["send_type"]), buffer_codes)
+        ]
         by_type: dict[str, Any] = {}
-        for t in SEND_TYPES:
-            mine = links[types == t]
-            calls, nbytes = int(mine["calls"].sum()), int(mine["wire_bytes"].sum())
+        for code, t in enumerate(SEND_TYPES):
+            mine = [code]
+            calls, nbytes = total("calls", mine), total("wire_bytes", mine)
             entry: dict[str, Any] = {"calls": calls, "bytes": nbytes}
             if t in BUFFER_SEND_TYPES:
-                full = int(mine["buffers"].sum())
-                routed = int(mine["items"].sum())
-                overhead = nbytes - int(mine["payload_bytes"].sum())
+                full = total("buffers", mine)
+                routed = total("items", mine)
+                payload_t = total("payload_bytes", mine)
+                overhead = nbytes - payload_t
                 entry.update(
                     buffers=full,
-                    empty_buffers=int(mine["empty_buffers"].sum()),
+                    empty_buffers=total("empty_buffers", mine),
                     routed_items=routed,
-                    routed_payload_bytes=int(mine["payload_bytes"].sum()),
+                    routed_payload_bytes=payload_t,
                     items_per_buffer=_div(routed, full),
                     overhead_bytes=overhead,
                     overhead_bytes_per_buffer=_div(overhead, full),
@@ -405,14 +461,14 @@ class AggregationView(Summarized):
         out.update(
             routed_items=items,
             buffers=buffers,
-            empty_buffers=int(data["empty_buffers"].sum()),
+            empty_buffers=total("empty_buffers", data),
             wire_bytes=wire,
-            predicted_wire_bytes_min=int(data["predicted_wire_bytes"].sum()),
-            buffers_min=int(data["buffers_min"].sum()),
+            predicted_wire_bytes_min=total("predicted_wire_bytes", data),
+            buffers_min=total("buffers_min", data),
             messages_per_buffer=_div(messages, buffers),
             items_per_buffer=_div(items, buffers),
             avg_buffer_bytes=_div(wire, buffers),
-            max_buffer_bytes=int(sizes["buffer_bytes"].max()) if len(sizes) else 0,
+            max_buffer_bytes=int(sizes.max()) if len(sizes) else 0,
             buffer_capacity_bytes=self.buffer_bytes,
             buffer_room_bytes=room,
             avg_buffer_fill=_div(wire - 16 * buffers, buffers * room),
@@ -488,9 +544,10 @@ class AggregationView(Summarized):
                 f"{_fmt(t['wire_over_payload'])}, average buffer fill "
                 f"{_fmt(t['avg_buffer_fill'], pct=True)} of {t['buffer_room_bytes']:,} B"
             )
-            explained = int((c.links["status"] == "explained").sum())
+            counts = c.summary()
             lines.append(
-                f"  links: {explained} of {len(c.links)} explained under {c.topology.describe()}"
+                f"  links: {counts['links_explained']} of {counts['links']} explained under "
+                f"{c.topology.describe()}"
             )
             lines.extend(f"  note: {n}" for n in c.notes)
             lines.append(f"  verdict: {c.verdict}" + _VERDICT_TEXT[c.verdict])
@@ -499,6 +556,40 @@ class AggregationView(Summarized):
             lines.append("  layouts (lower bounds at the fewest buffers):")
             lines.extend(f"    {row}" for row in _layout_rows(self.layouts))
         return lines
+
+
+_SUMMED = (
+    "calls",
+    "wire_bytes",
+    "buffers",
+    "empty_buffers",
+    "items",
+    "payload_bytes",
+    "predicted_wire_bytes",
+    "buffers_min",
+)
+
+
+def link_type_sums(links: pd.DataFrame) -> dict[int, dict[str, int]]:
+    """Per send type code: the sums of the link columns :meth:`AggregationView.totals` uses.
+
+    Masks and column sums, no copy of the table; the sums of blocks of links
+    add up to the table's (:func:`add_link_type_sums`).
+    """
+    types = send_type_codes(links["send_type"])
+    out: dict[int, dict[str, int]] = {}
+    for code in range(len(SEND_TYPES)):
+        mine = types == code
+        out[code] = {c: int(np.sum(links[c].to_numpy(), where=mine)) for c in _SUMMED}
+    return out
+
+
+def add_link_type_sums(total: dict[int, dict[str, int]], more: dict[int, dict[str, int]]) -> None:
+    """Add ``more`` (:func:`link_type_sums` of a block) into ``total``."""
+    for code, sums in more.items():
+        mine = total.setdefault(code, dict.fromkeys(_SUMMED, 0))
+        for column, value in sums.items():
+            mine[column] += value
 
 
 _VERDICT_TEXT = {
@@ -602,6 +693,7 @@ def build_aggregation_view(
     layouts: Layouts | None = None,
     physical_path: str | None = None,
     physical_report: ReadReport | None = None,
+    keep_links: bool | None = True,
 ) -> AggregationView:
     """Route a logical view over the Conveyors model; compare with a physical trace if given.
 
@@ -620,6 +712,13 @@ def build_aggregation_view(
         Node layouts to predict side by side (:func:`parse_layouts`).
     physical_path, physical_report
         Where ``buffers`` come from (for the summary).
+    keep_links
+        True: hold the compared links (``links``, ``comparison.links``).
+        False: count them a block at a time and keep their sums (``links``
+        None, ``comparison.links`` empty; totals, summary and per-PE table
+        the same; :meth:`AggregationView.link_blocks` builds them again for
+        writing). None: keep them up to :data:`DENSE_MAX_PES` PEs (the
+        per-link heatmap draws them), not beyond.
 
     Raises
     ------
@@ -633,9 +732,10 @@ def build_aggregation_view(
     pairs = _pairs_of(logical, notes)
     n = max(logical.num_pes, _pe_count(buffers))
     k, source = _layout_of(logical, pes_per_node, physical_report or logical.report)
-    comparison = links = pes = None
+    comparison = links = pes = sums = None
+    keep = n <= DENSE_MAX_PES if keep_links is None else keep_links
     try:
-        if buffers is not None:
+        if buffers is not None and keep:
             comparison = compare_run(
                 pairs, buffers, num_pes=n, pes_per_node=k, buffer_bytes=buffer_bytes
             )
@@ -647,6 +747,8 @@ def build_aggregation_view(
                 pes_per_node=comparison.topology.pes_per_node,
                 buffer_bytes=buffer_bytes,
             )
+        elif buffers is not None:
+            comparison, pes, sums = _compared_by_blocks(logical, pairs, buffers, n, k, buffer_bytes)
         table = None
         if layouts is not None:
             table = _layout_table(
@@ -677,7 +779,44 @@ def build_aggregation_view(
         physical_path=physical_path,
         physical_report=physical_report,
         notes=tuple(notes),
+        kept_sums=sums,
     )
+
+
+def _compared_by_blocks(
+    logical: LogicalView,
+    pairs: pd.DataFrame,
+    buffers: pd.DataFrame,
+    num_pes: int,
+    pes_per_node: int | None,
+    buffer_bytes: int,
+) -> tuple[RunComparison, pd.DataFrame, dict[int, dict[str, int]]]:
+    """The comparison, per-PE table and link sums, the links counted a block at a time."""
+    per_pe = {c: np.zeros(num_pes, dtype=np.int64) for c in PE_LINK_COLUMNS}
+    sums: dict[int, dict[str, int]] = {}
+
+    def add(block: pd.DataFrame) -> None:
+        for column, values in pe_link_sums(block, num_pes).items():
+            per_pe[column] += values
+        add_link_type_sums(sums, link_type_sums(block))
+
+    comparison = compare_run(
+        pairs,
+        buffers,
+        num_pes=num_pes,
+        pes_per_node=pes_per_node,
+        buffer_bytes=buffer_bytes,
+        keep_links=False,
+        each_block=add,
+    )
+    pes = aggregation_pe_table_of(
+        logical.pes,
+        per_pe,
+        num_pes=num_pes,
+        pes_per_node=comparison.topology.pes_per_node,
+        buffer_bytes=buffer_bytes,
+    )
+    return comparison, pes, sums
 
 
 def _layout_table(
@@ -726,6 +865,7 @@ def aggregation_view(
     logical_report: ReadReport | None = None,
     engine: Engine | None = None,
     progress: ProgressSink | None = None,
+    keep_links: bool | None = True,
 ) -> AggregationView:
     """Read a run's logical (and physical) trace and put them through the model.
 
@@ -754,6 +894,9 @@ def aggregation_view(
         How the logical trace is read (processes, cache, cluster).
     progress
         Told the bytes and files to read and done (e.g. a progress line).
+    keep_links
+        Hold the compared links, or count them a block at a time
+        (:func:`build_aggregation_view`).
 
     Returns
     -------
@@ -799,6 +942,7 @@ def aggregation_view(
         layouts=layouts,
         physical_path=None if physical_path is None else str(physical_path),
         physical_report=physical_report if physical_path is not None else None,
+        keep_links=keep_links,
     )
 
 
@@ -856,8 +1000,8 @@ def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool | Non
         out.figure(fig, "layouts")
     if view.pes is not None:
         out.csv(view.pes, "pes")
-    if view.links is not None:
-        out.csv(view.links, "links", index=False)
+    if view.comparison is not None:  # written a block at a time when not held
+        out.csv_parts(view.link_blocks(), "links", index=False)
     if view.layouts is not None:
         out.csv(view.layouts, "layouts", index=False)
     summary = view.summary()

@@ -14,7 +14,7 @@ import base64
 import io
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -167,6 +167,9 @@ class FigureCollector:
 
     def csv(self, frame: pd.DataFrame, name: str, *, index: bool = True) -> str:
         return name  # tables are in report.json, not in the page
+
+    def csv_parts(self, frames: Iterable[pd.DataFrame], name: str, *, index: bool = True) -> str:
+        return name  # nor tables built a block at a time (the frames are never built)
 
     def json(self, data: Any, name: str) -> str:
         return name

@@ -25,6 +25,7 @@ from .._progress import ProgressSink
 from .._repr import Summarized, count
 from .._text import run_name
 from .._version import __version__
+from ..analyze.matrix import DENSE_MAX_PES
 from ..engine import Engine
 from ..errors import ActorProfError, NoTraceError
 from ..kinds.aggregation import (
@@ -416,11 +417,14 @@ def run_report(
                 run.aggregation = _guard(
                     run,
                     "aggregation",
-                    lambda: build_aggregation_view(
-                        logical,
-                        buffers,
-                        physical_path=str(traces.physical),
-                        physical_report=report,
+                    lambda: _held(
+                        build_aggregation_view(
+                            logical,
+                            buffers,
+                            physical_path=str(traces.physical),
+                            physical_report=report,
+                            keep_links=None,
+                        )
                     ),
                 )
     if not run.kinds_read:
@@ -429,6 +433,16 @@ def run_report(
             + "; ".join(f"{k}: {m}" for k, m in run.errors.items())
         )
     return run
+
+
+def _held(view: AggregationView) -> AggregationView:
+    """The aggregation view as the report holds it: its links only up to DENSE_MAX_PES.
+
+    The page draws the links (the per-link heatmap) up to 1,024 PEs and never
+    lists them; beyond, they are millions of rows held to the end of the
+    report for nothing, so only their totals and summary are kept.
+    """
+    return view if view.num_pes <= DENSE_MAX_PES else view.without_links()
 
 
 def _read_logical(

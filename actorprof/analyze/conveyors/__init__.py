@@ -13,12 +13,16 @@ from .check import (
     EXPLAINED_REASONS,
     REASON_TEXT,
     REASONS,
+    LinkTally,
     RunComparison,
     compare_links,
     compare_run,
+    compared_link_blocks,
+    compared_links,
     detect_topologies,
     physical_buffers,
 )
+from .links import send_type_codes
 from .model import (
     BUFFER_HEADER_BYTES,
     CONVEY_BUFFER_SIZE,
@@ -53,10 +57,13 @@ __all__ = [
     "ROUTE_COLUMNS",
     "WIRE_ROUND_BYTES",
     "Hop",
+    "LinkTally",
     "RunComparison",
     "Topology",
     "compare_links",
     "compare_run",
+    "compared_link_blocks",
+    "compared_links",
     "conveyors_topology",
     "detect_topologies",
     "logical_pairs",
@@ -67,4 +74,5 @@ __all__ = [
     "predict_links",
     "predict_pes",
     "route_pairs",
+    "send_type_codes",
 ]

@@ -23,14 +23,16 @@ Conveyors builds gets ``model does not fit``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+import copy
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
 import numpy as np
 import pandas as pd
 
-from ...schema import CONVEYORS_CHECK_COLUMNS, SEND_TYPE_DTYPE
+from ...schema import CONVEYORS_CHECK_COLUMNS, SEND_TYPE_DTYPE, SEND_TYPES
+from .links import link_blocks, link_table, send_type_codes
 from .model import (
     BUFFER_HEADER_BYTES,
     CONVEY_BUFFER_SIZE,
@@ -48,9 +50,12 @@ __all__ = [
     "CHECK_COLUMNS",
     "EXPLAINED_REASONS",
     "REASONS",
+    "LinkTally",
     "RunComparison",
     "compare_links",
     "compare_run",
+    "compared_link_blocks",
+    "compared_links",
     "detect_topologies",
     "physical_buffers",
 ]
@@ -88,6 +93,9 @@ CHECK_COLUMNS: Final = CONVEYORS_CHECK_COLUMNS
 _REASON_DTYPE = pd.CategoricalDtype(list(REASONS))
 _STATUS_DTYPE = pd.CategoricalDtype(["explained", "not explained"])
 _LISTED = 10
+_PROGRESS = SEND_TYPES.index("nonblock_progress")
+#: Links whose reasons are worked out at a time (a few MB of masks each).
+ROW_CHUNK: Final = 1 << 16
 
 
 def physical_buffers(data: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
@@ -220,18 +228,19 @@ def _seen_links(physical: pd.DataFrame, predicted: pd.DataFrame) -> pd.DataFrame
 
 def _reasons(links: pd.DataFrame, topology: Topology) -> np.ndarray:
     """Code in :data:`REASONS` of each link (first failing check wins)."""
-    types = links["send_type"].astype(str).to_numpy()
+    types = send_type_codes(links["send_type"])
     src = links["src_pe"].to_numpy()
     dst = links["dst_pe"].to_numpy()
     on_porter = np.zeros(len(links), dtype=bool)
-    for send_type in np.unique(types):
+    for send_type in range(-1, len(SEND_TYPES)):  # not np.unique: a hash of every row
         mine = types == send_type
-        on_porter[mine] = porter_links(topology, str(send_type), src[mine], dst[mine])
+        if mine.any():
+            on_porter[mine] = porter_links(topology, _type_name(send_type), src[mine], dst[mine])
     items = links["items"].to_numpy()
     buffers = links["buffers"].to_numpy()
     seen = links["items_seen"].to_numpy()
     pad = links["padding_bytes"].to_numpy()
-    progress = types == "nonblock_progress"
+    progress = types == _PROGRESS
     code = REASONS.index
     checks = [
         (~on_porter & (links["calls"].to_numpy() > 0), code("not a porter link")),
@@ -251,6 +260,65 @@ def _reasons(links: pd.DataFrame, topology: Topology) -> np.ndarray:
     return np.asarray(
         np.select(conditions, choices, default=np.int8(code("items carried"))), dtype=np.int8
     )
+
+
+def _with_reasons(links: pd.DataFrame, topology: Topology) -> pd.DataFrame:
+    """``links`` with ``status`` and ``reason``, worked out :data:`ROW_CHUNK` links at a time."""
+    reason = np.empty(len(links), dtype=np.int8)
+    for start in range(0, len(links), ROW_CHUNK):
+        rows = slice(start, start + ROW_CHUNK)
+        reason[rows] = _reasons(links.iloc[rows], topology)
+    links["reason"] = pd.Categorical.from_codes(reason, dtype=_REASON_DTYPE)
+    explained = reason < len(EXPLAINED_REASONS)
+    links["status"] = pd.Categorical.from_codes(
+        np.where(explained, 0, 1).astype(np.int8), dtype=_STATUS_DTYPE
+    )
+    return links[list(CHECK_COLUMNS)]
+
+
+def compared_links(
+    pairs: pd.DataFrame,
+    physical: pd.DataFrame,
+    topology: Topology,
+    *,
+    buffer_bytes: int = CONVEY_BUFFER_SIZE,
+) -> pd.DataFrame:
+    """``compare_links(predict_links(route_pairs(pairs, topology)), physical, topology)``.
+
+    The same rows, order and values (PE ids int32), built from sorted
+    link keys in about the memory of one link table
+    (:func:`~actorprof.analyze.conveyors.links.link_table`); what
+    :func:`compare_run` uses. ``pairs`` is :func:`pair_table` checked.
+
+    Raises
+    ------
+    ValueError
+        A PE at or beyond ``topology.num_pes``; a packet larger than a buffer.
+    """
+    if len(physical) and (
+        int(physical["src_pe"].min()) < 0 or int(physical["dst_pe"].min()) < 0
+    ):  # a negative PE has no link key: the reference path
+        predicted = predict_links(route_pairs(pairs, topology, buffer_bytes=buffer_bytes))
+        return compare_links(predicted, physical, topology)
+    return _with_reasons(link_table(pairs, physical, topology, buffer_bytes), topology)
+
+
+def compared_link_blocks(
+    pairs: pd.DataFrame,
+    physical: pd.DataFrame,
+    topology: Topology,
+    *,
+    buffer_bytes: int = CONVEY_BUFFER_SIZE,
+) -> Iterator[pd.DataFrame]:
+    """:func:`compared_links` a block of about a million links at a time, in table order.
+
+    Joined, the blocks are the table (each block with its own index from 0).
+    """
+    if len(physical) and (int(physical["src_pe"].min()) < 0 or int(physical["dst_pe"].min()) < 0):
+        yield compared_links(pairs, physical, topology, buffer_bytes=buffer_bytes)
+        return
+    for block in link_blocks(pairs, physical, topology, buffer_bytes):
+        yield _with_reasons(block, topology)
 
 
 @dataclass(frozen=True)
@@ -284,44 +352,211 @@ class RunComparison:
     verdict: Verdict
     reasons: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: :meth:`summary` kept by :meth:`without_links` (None: from ``links``)
+    kept_summary: dict[str, Any] | None = field(default=None, repr=False)
 
     def unexplained(self) -> pd.DataFrame:
         """The links not explained, with their reason."""
         return self.links[self.links["status"] == "not explained"]
 
+    def without_links(self) -> RunComparison:
+        """This comparison with an empty link table and its :meth:`summary` kept.
+
+        For a holder that needs the verdict and the counts but not the links
+        (the run report: millions of links at 65,536 PEs).
+        """
+        if self.kept_summary is not None:
+            return self
+        return replace(self, links=self.links.iloc[:0].copy(), kept_summary=self.summary())
+
     def summary(self) -> dict[str, Any]:
         """Counts and errors: links per reason, items, payload and wire bytes."""
-        links = self.links
-        data = links[links["send_type"].astype(str) != "nonblock_progress"]
-        decoded = data[(data["items_seen"] >= 0) & (data["buffers"] > 0)]
-        nonempty = int(data["buffers"].sum())
+        if self.kept_summary is not None:
+            return copy.deepcopy(self.kept_summary)
+        return self._summary(LinkTally.of(self.links))
+
+    def _summary(self, tally: LinkTally) -> dict[str, Any]:
         return {
             "verdict": self.verdict,
             "layout": self.layout.describe(),
             "topology": self.topology.describe(),
             "detected": [t.describe() for t in self.detected],
-            "links": len(links),
-            "links_explained": int((links["status"] == "explained").sum()),
-            "by_reason": {
-                r: int(n) for r, n in links["reason"].value_counts(sort=False).items() if n
-            },
-            "items_routed": int(data["items"].sum()),
-            "items_seen_decoded": int(decoded["items_seen"].sum()),
-            "links_decoded": len(decoded),
-            "max_items_error": int((decoded["items_seen"] - decoded["items"]).abs().max())
-            if len(decoded)
-            else 0,
-            "payload_bytes": int(data["payload_bytes"].sum()),
-            "buffers": nonempty,
-            "empty_buffers": int(data["empty_buffers"].sum()),
-            "buffers_min": int(data["buffers_min"].sum()),
-            "wire_bytes": int(data["wire_bytes"].sum()),
-            "packed_plus_headers": int(data["packed_bytes"].sum()) + BUFFER_HEADER_BYTES * nonempty,
-            "padding_bytes": int(data["padding_bytes"].sum()),
-            "predicted_wire_bytes_min": int(data["predicted_wire_bytes"].sum()),
+            **tally.counts(),
             "reasons": list(self.reasons),
             "notes": list(self.notes),
         }
+
+
+class LinkTally:
+    """What a comparison says of its links, summed block by block (no table held).
+
+    :meth:`add` takes links in table order (:func:`compared_links`, whole or
+    in blocks); :meth:`counts` gives :meth:`RunComparison.summary`'s
+    counts, :meth:`reasons` the lines on unexplained links, :meth:`shifts`
+    the packet shift each send type fits.
+    """
+
+    _SUMS = (
+        "items_routed",
+        "items_seen_decoded",
+        "payload_bytes",
+        "buffers",
+        "empty_buffers",
+        "buffers_min",
+        "wire_bytes",
+        "packed_bytes",
+        "padding_bytes",
+        "predicted_wire_bytes_min",
+    )
+    _COLUMN: Final[dict[str, str]] = {
+        "items_routed": "items",
+        "items_seen_decoded": "items_seen",
+        "buffers_min": "buffers_min",
+        "predicted_wire_bytes_min": "predicted_wire_bytes",
+    }
+
+    def __init__(self) -> None:
+        self.links = self.explained = self.decoded = self.max_items_error = 0
+        self.sums = dict.fromkeys(self._SUMS, 0)
+        self.by_reason = np.zeros(len(REASONS), dtype=np.int64)
+        self.first: dict[int, list[str]] = {}
+        self._bad_types: set[int] = set()
+        # per send type code: least positive packet, shift bounds, whether a link
+        # without items breaks every shift
+        self.fit: dict[int, list[Any]] = {}
+
+    @classmethod
+    def of(cls, links: pd.DataFrame) -> LinkTally:
+        """The tally of a whole table, :data:`ROW_CHUNK` links at a time."""
+        tally = cls()
+        for start in range(0, len(links), ROW_CHUNK):
+            tally.add(links.iloc[start : start + ROW_CHUNK])
+        return tally
+
+    def add(self, links: pd.DataFrame) -> None:
+        types = send_type_codes(links["send_type"])
+        data = types != _PROGRESS
+        buffers = links["buffers"].to_numpy()
+        seen = links["items_seen"].to_numpy()
+        items = links["items"].to_numpy()
+        decoded = data & (seen >= 0) & (buffers > 0)
+        for name in self._SUMS:
+            column = links[self._COLUMN.get(name, name)].to_numpy()
+            self.sums[name] += int(
+                np.sum(column, where=decoded if name == "items_seen_decoded" else data)
+            )
+        if decoded.any():
+            error = np.abs(seen - items, where=decoded, out=np.zeros_like(seen))
+            self.max_items_error = max(self.max_items_error, int(error.max()))
+        self.links += len(links)
+        self.decoded += int(decoded.sum())
+        status = links["status"].cat.codes.to_numpy()
+        self.explained += int((status == 0).sum())
+        reason = links["reason"].cat.codes.to_numpy()
+        self.by_reason += np.bincount(reason, minlength=len(REASONS))
+        for code in np.flatnonzero(np.bincount(reason[status != 0], minlength=len(REASONS))):
+            names = self.first.setdefault(int(code), [])
+            if len(names) < _LISTED:
+                rows = np.flatnonzero((reason == code) & (status != 0))[: _LISTED - len(names)]
+                names.extend(
+                    f"{t} {s}->{d}"
+                    for t, s, d in zip(
+                        links["send_type"].iloc[rows].astype(str),
+                        links["src_pe"].iloc[rows],
+                        links["dst_pe"].iloc[rows],
+                        strict=True,
+                    )
+                )
+        for type_code in range(-1, len(SEND_TYPES)):
+            if ((types == type_code) & (status != 0)).any():
+                self._bad_types.add(type_code)
+        self._add_fits(links, types, buffers, items)
+
+    def _add_fits(
+        self, links: pd.DataFrame, types: np.ndarray, buffers: np.ndarray, items: np.ndarray
+    ) -> None:
+        """Per send type, the packet shifts ``s`` every link with buffers fits.
+
+        ``0 <= room - packed - s x items <= 7 x buffers`` on each link: an
+        interval of ``s`` per link with items, a condition without ``s`` on
+        the others; the intersection over links is an interval.
+        """
+        room = links["wire_bytes"].to_numpy() - BUFFER_HEADER_BYTES * buffers
+        slack = room - links["packed_bytes"].to_numpy()
+        packet = links["packet_bytes"].to_numpy()
+        top = (WIRE_ROUND_BYTES - 1) * buffers
+        for code in range(-1, len(SEND_TYPES)):
+            mine = (types == code) & (buffers > 0)
+            if not mine.any():
+                continue
+            fit = self.fit.setdefault(code, [None, -(2**62), 2**62, True])
+            positive = packet[mine][packet[mine] > 0]
+            if len(positive):
+                fit[0] = int(positive.min()) if fit[0] is None else min(fit[0], int(positive.min()))
+            n, low, high = items[mine], slack[mine], slack[mine] - top[mine]
+            some = n > 0
+            if some.any():
+                fit[1] = max(fit[1], int((-(-high[some] // n[some])).max()))
+                fit[2] = min(fit[2], int((low[some] // n[some]).min()))
+            if not ((low[~some] >= 0) & (high[~some] <= 0)).all():
+                fit[3] = False
+
+    def counts(self) -> dict[str, Any]:
+        nonempty = self.sums["buffers"]
+        return {
+            "links": self.links,
+            "links_explained": self.explained,
+            "by_reason": {r: int(n) for r, n in zip(REASONS, self.by_reason, strict=True) if n},
+            "items_routed": self.sums["items_routed"],
+            "items_seen_decoded": self.sums["items_seen_decoded"],
+            "links_decoded": self.decoded,
+            "max_items_error": self.max_items_error,
+            "payload_bytes": self.sums["payload_bytes"],
+            "buffers": nonempty,
+            "empty_buffers": self.sums["empty_buffers"],
+            "buffers_min": self.sums["buffers_min"],
+            "wire_bytes": self.sums["wire_bytes"],
+            "packed_plus_headers": self.sums["packed_bytes"] + BUFFER_HEADER_BYTES * nonempty,
+            "padding_bytes": self.sums["padding_bytes"],
+            "predicted_wire_bytes_min": self.sums["predicted_wire_bytes_min"],
+        }
+
+    @property
+    def unexplained(self) -> int:
+        return self.links - self.explained
+
+    def reasons(self) -> list[str]:
+        """Per reason (in :data:`REASONS` order) of the unexplained links: how many, the first."""
+        out = []
+        for code in sorted(self.first):
+            total = int(self.by_reason[code])
+            more = f" (+{total - _LISTED} more)" if total > _LISTED else ""
+            named = ", ".join(self.first[code])
+            out.append(f"{total} link(s): {REASON_TEXT[REASONS[code]]}: {named}{more}")
+        return out
+
+    def shifts(self) -> dict[str, int]:
+        """Send types whose links all fit one other packet size (the model's + shift).
+
+        Only when every unexplained link is a byte-level one (the link sets
+        agree): then a uniform shift of the packet (another tag size, another
+        build) is the simpler cause than another run. Empty: no such shift.
+        """
+        if not self.first or not set(self.first) <= set(_BYTE_CODES):
+            return {}
+        out: dict[str, int] = {}
+        for code in sorted(self._bad_types):
+            fit = self.fit.get(code)
+            if fit is None or fit[0] is None or not fit[3]:
+                return {}  # no packet to shift, or a link no shift fits
+            lowest, low, high = fit[0], fit[1], fit[2]
+            first = max(1 - lowest, low)
+            if first == 0:
+                first = 1
+            if first > min(16, high):
+                return {}
+            out[_type_name(code)] = first
+        return out
 
 
 def compare_run(
@@ -331,6 +566,8 @@ def compare_run(
     num_pes: int | None = None,
     pes_per_node: int | None = None,
     buffer_bytes: int = CONVEY_BUFFER_SIZE,
+    keep_links: bool = True,
+    each_block: Callable[[pd.DataFrame], object] | None = None,
 ) -> RunComparison:
     """Do these logical pairs and this physical trace come from one run?
 
@@ -346,6 +583,14 @@ def compare_run(
         The layout's PEs per node (None: one node).
     buffer_bytes
         Buffer capacity (``CONVEY_BUFFER_SIZE``).
+    keep_links
+        False: the links are built and counted a block at a time and not
+        kept (``links`` is empty, :meth:`RunComparison.summary` the same);
+        for a caller that writes them as produced
+        (:func:`compared_link_blocks`) or needs only the counts.
+    each_block
+        Called with each block of links compared under the chosen topology,
+        in table order (the whole table when ``keep_links``).
 
     Returns
     -------
@@ -372,18 +617,30 @@ def compare_run(
             f"{n_physical - 1}, although every PE sends a final buffer on each porter link"
         )
 
-    def compared(topology: Topology) -> pd.DataFrame:
-        predicted = predict_links(route_pairs(table, topology, buffer_bytes=buffer_bytes))
-        return compare_links(predicted, physical, topology)
+    def tallied(topology: Topology, *, hook: bool) -> tuple[LinkTally, pd.DataFrame | None]:
+        if keep_links:
+            links = compared_links(table, physical, topology, buffer_bytes=buffer_bytes)
+            if hook and each_block is not None:
+                each_block(links)
+            return LinkTally.of(links), links
+        tally = LinkTally()
+        for block in compared_link_blocks(table, physical, topology, buffer_bytes=buffer_bytes):
+            tally.add(block)
+            if hook and each_block is not None:
+                each_block(block)
+        return tally, None
 
-    topology, links = layout, compared(layout)
-    if layout not in detected and detected:
-        # the topology that explains the most links (the first on ties); a
-        # generator, so one link table (millions of rows) is held besides the best
-        topology, links = min(
-            ((t, compared(t)) for t in detected),
-            key=lambda tl: int((tl[1]["status"] != "explained").sum()),
-        )
+    topology = layout
+    fits = layout in detected or not detected
+    tally, links = tallied(layout, hook=fits)
+    if not fits:
+        # the topology that explains the most links (the first on ties), by
+        # counting each one's unexplained links: one link table (millions of
+        # rows) at a time, the best built again
+        del tally, links
+        unexplained = [tallied(t, hook=False)[0].unexplained for t in detected]
+        topology = detected[unexplained.index(min(unexplained))]
+        tally, links = tallied(topology, hook=True)
         notes.append(
             f"the layout implies {layout.describe()}, but the physical trace's links are "
             f"those of {' or '.join(t.describe() for t in detected)}: compared as "
@@ -393,31 +650,45 @@ def compare_run(
         notes.append(
             f"no topology Conveyors builds for {n} PEs has every link of the physical trace"
         )
-    bad = links[links["status"] == "not explained"]
-    shifts = _packet_shifts(links, bad)
+    shifts = tally.shifts()
     for send_type, shift in shifts.items():
         notes.append(
             f"every {send_type} link fits packets {shift:+d} byte(s) from the model's: "
             "a Conveyors build with other routing tags or options, not another run"
         )
     model_fits = bool(detected) and not shifts
-    if len(bad) and model_fits:
-        reasons.extend(_link_reasons(bad))
-    if not len(bad) and not reasons:
+    bad = tally.unexplained
+    if bad and model_fits:
+        reasons.extend(tally.reasons())
+    if not bad and not reasons:
         verdict: Verdict = "one run"
     elif model_fits or reasons:
         verdict = "not one run"
     else:
         verdict = "model does not fit"
-        notes.extend(_link_reasons(bad))
-    return RunComparison(
+        notes.extend(tally.reasons())
+    result = RunComparison(
         layout=layout,
         detected=detected,
         topology=topology,
-        links=links,
+        links=_empty_links() if links is None else links,
         verdict=verdict,
         reasons=tuple(reasons),
         notes=tuple(notes),
+    )
+    if links is None:
+        result = replace(result, kept_summary=result._summary(tally))
+    return result
+
+
+def _empty_links() -> pd.DataFrame:
+    """A link table of no rows, with the columns and dtypes of :func:`compared_links`."""
+    return compared_links(
+        pair_table(
+            pd.DataFrame({c: [] for c in ("src_pe", "dst_pe", "messages", "payload_bytes")})
+        ),
+        physical_buffers([]),
+        conveyors_topology(1),
     )
 
 
@@ -426,58 +697,14 @@ _BYTE_REASONS: Final = (
     "bytes beyond headers and rounding",
     "fewer buffers than the capacity allows",
 )
+_BYTE_CODES: Final = [REASONS.index(r) for r in _BYTE_REASONS]
 
 
-def _packet_shifts(links: pd.DataFrame, bad: pd.DataFrame) -> dict[str, int]:
-    """Send types whose links all fit one other packet size (the model's + shift).
-
-    Only when every unexplained link is a byte-level one (the link sets
-    agree): then a uniform shift of the packet (another tag size, another
-    build) is the simpler cause than another run. Empty: no such shift.
-    """
-    if not len(bad) or not bad["reason"].astype(str).isin(_BYTE_REASONS).all():
-        return {}
-    out: dict[str, int] = {}
-    for send_type in bad["send_type"].astype(str).unique():
-        mine = links[(links["send_type"].astype(str) == send_type) & (links["buffers"] > 0)]
-        items = mine["items"].to_numpy()
-        buffers = mine["buffers"].to_numpy()
-        room = mine["wire_bytes"].to_numpy() - BUFFER_HEADER_BYTES * buffers
-        packed = mine["packed_bytes"].to_numpy()
-        lowest = int(mine["packet_bytes"][mine["packet_bytes"] > 0].min())
-        fits = [
-            shift
-            for shift in range(1 - lowest, 17)
-            if shift
-            and np.all(
-                (room - packed - shift * items >= 0)
-                & (room - packed - shift * items <= (WIRE_ROUND_BYTES - 1) * buffers)
-            )
-        ]
-        if not fits:
-            return {}
-        out[send_type] = fits[0]
-    return out
+def _type_name(code: int) -> str:
+    return str(SEND_TYPES[code]) if code >= 0 else "nan"
 
 
 def _pe_count(frame: pd.DataFrame) -> int:
     if not len(frame):
         return 0
     return int(max(frame["src_pe"].max(), frame["dst_pe"].max())) + 1
-
-
-def _link_reasons(bad: pd.DataFrame) -> list[str]:
-    out = []
-    for reason, group in bad.groupby("reason", observed=True):
-        first = ", ".join(
-            f"{t} {s}->{d}"
-            for t, s, d in zip(
-                group["send_type"].astype(str).head(_LISTED),
-                group["src_pe"].head(_LISTED),
-                group["dst_pe"].head(_LISTED),
-                strict=True,
-            )
-        )
-        more = f" (+{len(group) - _LISTED} more)" if len(group) > _LISTED else ""
-        out.append(f"{len(group)} link(s): {REASON_TEXT[str(reason)]}: {first}{more}")
-    return out

@@ -300,19 +300,23 @@ def pair_table(pairs: pd.DataFrame) -> pd.DataFrame:
     missing = needed - set(pairs.columns)
     if missing:
         raise ValueError(f"pairs need the columns {sorted(needed)}; missing {sorted(missing)}")
-    out = pd.DataFrame(
-        {c: pairs[c].to_numpy(dtype=np.int64) for c in ("src_pe", "dst_pe", "messages")}
-    )
-    out["payload_bytes"] = pairs["payload_bytes"].to_numpy(dtype=np.int64)
-    out = out[out["messages"] > 0].reset_index(drop=True)
+    # the columns are shared with ``pairs`` (copy on write) unless a pair is empty
+    names = ("src_pe", "dst_pe", "messages", "payload_bytes")
+    out = pd.DataFrame({c: pairs[c].to_numpy(dtype=np.int64) for c in names}, copy=False)
+    carried = out["messages"].to_numpy() > 0
+    if not carried.all():
+        out = out[carried].reset_index(drop=True)
     if "msg_bytes" in pairs.columns:
-        size = pairs["msg_bytes"].to_numpy(dtype=np.int64)[pairs["messages"].to_numpy() > 0]
+        size = pairs["msg_bytes"].to_numpy(dtype=np.int64)
+        size = size if carried.all() else size[carried]
     else:
         size, rest = np.divmod(out["payload_bytes"].to_numpy(), out["messages"].to_numpy())
         if rest.any():
             raise ValueError("a pair mixes message sizes: give a msg_bytes column")
     out.insert(2, "msg_bytes", size)
-    if (out[["src_pe", "dst_pe", "msg_bytes", "payload_bytes"]].to_numpy() < 0).any():
+    if any(
+        (out[c].to_numpy() < 0).any() for c in ("src_pe", "dst_pe", "msg_bytes", "payload_bytes")
+    ):
         raise ValueError("pairs hold negative PEs or bytes")
     return out[list(PAIR_COLUMNS)]
 
