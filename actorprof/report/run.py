@@ -25,6 +25,7 @@ from .._progress import ProgressSink
 from .._repr import Summarized, count
 from .._text import run_name
 from .._version import __version__
+from ..engine import Engine
 from ..errors import ActorProfError, NoTraceError
 from ..kinds.aggregation import (
     AggregationView,
@@ -310,7 +311,8 @@ def run_report(
     timeline
         Also build the timeline of the logical trace (a second, fast pass).
     jobs, cache, cache_dir, scheduler
-        How the logical trace is read (see :func:`actorprof.logical_view`).
+        How the logical and physical traces are read (see
+        :func:`actorprof.logical_view`).
     progress
         Told the bytes and files of every read, one kind after the other
         (e.g. the CLI's progress line).
@@ -393,6 +395,12 @@ def run_report(
                 pes_per_node=k,
                 report=report,
                 progress=progress,
+                engine=Engine(
+                    jobs=jobs,
+                    cache=cache or cache_dir is not None,
+                    cache_dir=cache_dir,
+                    scheduler=scheduler,
+                ),
             ),
         )
         if read is not None:
