@@ -296,36 +296,40 @@ class PhysicalScan:
 
     def _block(self, block: bytes, first_line: int) -> tuple[PhysicalBlock, int]:
         lines = Lines.of_block(block)
-        ok = lines.matched
-        self._classify_rest(lines, np.flatnonzero(~ok), first_line)
-        rows = np.flatnonzero(ok)
+        rows = lines.rows
+        if rows.size < len(lines):
+            rest = np.ones(len(lines), dtype=bool)
+            rest[rows] = False
+            self._classify_rest(lines, np.flatnonzero(rest), first_line)
         if not rows.size:
             self._flush(lines, first_line)
             return _EMPTY_BLOCK, len(lines)
-        good = np.ones(rows.size, dtype=bool)
-        values: dict[str, np.ndarray] = {}
+        good: np.ndarray | None = None  # None: every row so far
         for name in PHYSICAL_COLUMNS[1:]:
-            too_long = lines.too_long[name][rows]
-            numbers = lines.values[name][rows]
-            negative = numbers < 0
+            numbers = lines.values[name]
             # a buffer beyond 4 GiB is corruption (and would overflow byte totals)
-            too_long |= numbers > (MAX_MSG_BYTES if name == "buffer_bytes" else _INT32_MAX)
+            too_long = lines.too_long[name] | (
+                numbers > (MAX_MSG_BYTES if name == "buffer_bytes" else _INT32_MAX)
+            )
+            negative = numbers < 0
+            if not (too_long.any() or negative.any()):
+                continue
+            good = np.ones(rows.size, dtype=bool) if good is None else good
             self._skip_rows(rows[too_long & good], f"{TOO_LARGE} for {name}")
             good &= ~too_long
             self._skip_rows(rows[negative & good], f"{NEGATIVE} in {name}")
             good &= ~negative
-            values[name] = numbers
         self._flush(lines, first_line)
-        everything = bool(good.all())
-        kept = rows if everything else rows[good]
+        kept = rows if good is None else rows[good]
         self.report.lines_read += int(kept.size)
         columns = {
-            name: (values[name] if everything else values[name][good]).astype(
+            name: (lines.values[name] if good is None else lines.values[name][good]).astype(
                 PHYSICAL_INT_DTYPES[name], copy=False
             )
             for name in PHYSICAL_COLUMNS[1:]
         }
-        found = PhysicalBlock(lines.codes[kept], **columns)
+        codes = lines.codes if good is None else lines.codes[good]
+        found = PhysicalBlock(codes, **columns)
         self._check_pes(found, kept, first_line)
         return found, len(lines)
 
