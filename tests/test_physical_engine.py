@@ -25,6 +25,7 @@ from actorprof.analyze.conveyors import physical_buffers
 from actorprof.analyze.physical_partial import PhysicalPartial
 from actorprof.cli import main
 from actorprof.engine import Engine
+from actorprof.engine import physical as physical_engine
 from actorprof.engine.physical import reduce_physical
 from actorprof.kinds.aggregation import physical_view_and_buffers, read_physical_buffers
 from actorprof.kinds.physical import PhysicalView, build_physical_view, physical_view
@@ -303,3 +304,84 @@ def test_dask_local_cluster_identical(tmp_path: Path) -> None:
         way = Engine(scheduler=cluster.scheduler_address, split_bytes=100)
         assert_same(plain(trace), engine(trace, way))
         assert_same(plain(trace, num_pes=3), engine(trace, way, num_pes=3))
+
+
+def test_cache_cold_warm_edited_damaged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm read gives the cold read's view and accounting; an edited file
+    (same size, mtime put back) is read again; a damaged entry is noted,
+    ignored and rewritten; --num-pes and the per-size sums are in the key."""
+    trace = damaged(tmp_path / "physical.txt")
+    way = Engine(jobs=1, cache=True, cache_dir=tmp_path / "cache", split_bytes=200)
+    base = plain(trace)
+    cold = engine(trace, way)
+    with monkeypatch.context() as m:  # a warm read reads nothing
+        m.setattr(physical_engine, "run_map", None)
+        warm = engine(trace, way)
+    assert_same(base, cold)
+    assert_same(base, warm)
+    entries = sorted((tmp_path / "cache" / "physical").glob("*.npz"))
+    assert len(entries) == 1
+    # the buffers per size are another entry (and the same frame warm)
+    expected = physical_buffers(list(iter_physical(trace, report=ReadReport())))
+    for _ in range(2):
+        got = read_physical_buffers(trace, report=ReadReport(), engine=way)
+        pd.testing.assert_frame_equal(expected, got)
+    assert len(list((tmp_path / "cache" / "physical").glob("*.npz"))) == 2
+    # --num-pes: its own entry, and its error is never cached
+    for _ in range(2):
+        assert_same(plain(trace, num_pes=3), engine(trace, way, num_pes=3))
+        assert_same(plain(trace, num_pes=4), engine(trace, way, num_pes=4))
+    # edited in place, same size, mtime put back: read again
+    st = trace.stat()
+    text = trace.read_bytes().replace(b"local_send, 64, 0, 1", b"local_send, 64, 0, 2", 1)
+    trace.write_bytes(text)
+    os.utime(trace, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert_same(plain(trace), engine(trace, way))
+    # damaged entry: a note, the right answer, and a good entry again
+    for entry in (tmp_path / "cache" / "physical").glob("*.npz"):
+        entry.write_bytes(entry.read_bytes()[:100])
+    view, report = engine(trace, way)
+    assert "is damaged" in report.notes.pop(0)  # the rest as the plain reader's
+    assert_same(plain(trace), (view, report))
+    again = engine(trace, way)
+    assert_same(plain(trace), again)
+
+
+def test_cache_entry_with_tampered_sums_is_refused(tmp_path: Path) -> None:
+    trace = damaged(tmp_path / "physical.txt")
+    way = Engine(jobs=1, cache=True, cache_dir=tmp_path / "cache")
+    engine(trace, way)
+    (entry,) = (tmp_path / "cache" / "physical").glob("*.npz")
+    with np.load(entry) as npz:
+        arrays = dict(npz)
+    arrays["calls"] = arrays["calls"] * 2  # disagrees with the line count
+    with open(entry, "wb") as out:
+        np.savez(out, **arrays)
+    view, report = engine(trace, way)
+    assert "is damaged" in report.notes.pop(0)
+    assert_same(plain(trace), (view, report))
+
+
+def test_cli_physical_uses_the_cache(tmp_path: Path) -> None:
+    trace = damaged(tmp_path / "physical.txt")
+    runner = CliRunner()
+    env = {"ACTORPROF_CACHE_DIR": str(tmp_path / "cache")}
+    results = [
+        runner.invoke(
+            main, ["physical", str(trace), "-o", str(tmp_path / f"o{i}"), "-j", "1"], env=env
+        )
+        for i in range(2)
+    ]
+    assert [r.exit_code for r in results] == [0, 0]
+    assert results[0].stderr == results[1].stderr
+    assert len(list((tmp_path / "cache" / "physical").glob("*.npz"))) == 1
+    files = [
+        {p.name: p.read_bytes() for p in (tmp_path / f"o{i}").iterdir() if p.suffix != ".png"}
+        for i in range(2)
+    ]
+    assert files[0] == files[1]
+    runner.invoke(
+        main,
+        ["physical", str(trace), "-o", str(tmp_path / "o3"), "--cache-dir", str(tmp_path / "c2")],
+    )
+    assert len(list((tmp_path / "c2" / "physical").glob("*.npz"))) == 1

@@ -31,6 +31,8 @@ from ..read import (
     no_trace_error,
     physical_file,
 )
+from .cache import TraceCache, _stat
+from .physical_cache import load_physical, save_physical
 from .run import Engine, _cuts, run_map
 
 __all__ = ["PhysicalRange", "PhysicalUnit", "reduce_physical", "reduce_physical_range"]
@@ -120,17 +122,18 @@ def reduce_physical(
     report.bytes_planned, report.files_planned = size, 1
     if progress is not None:
         progress.begin(size, 1)
-    serial = engine.scheduler is None and (engine.workers <= 1 or size < engine.parallel_min_bytes)
-    split = engine.split_bytes
-    if not serial:  # a few ranges per worker: they finish together
-        workers = engine.workers if engine.scheduler is None else _RANGES_PER_WORKER
-        split = min(split, max(engine.block_bytes, -(-size // (_RANGES_PER_WORKER * workers))))
-    cuts = _cuts(file, size, split) if size > split else [0]
-    stops: list[int | None] = [*cuts[1:], None]
-    units = [
-        PhysicalUnit(str(file), a, b, num_pes, sized, engine.block_bytes)
-        for a, b in zip(cuts, stops, strict=True)
-    ]
+    cache = TraceCache(engine.cache_dir, kind="physical") if engine.cache else None
+    if cache is not None:
+        hit = load_physical(cache, file, num_pes=num_pes, sized=sized, report=report)
+        if hit is not None:
+            partial, file_report = hit
+            report.files.append(file_report)
+            if progress is not None:
+                progress.update(file_report.bytes_read, 1)
+            return partial
+    stat = _stat(file)  # before the read: a file written meanwhile is not cached
+    units = _plan(file, size, engine, num_pes=num_pes, sized=sized)
+    serial = _serial(engine, size)
     found: dict[int, PhysicalRange] = {}
     done = 0
     for unit, result in run_map(reduce_physical_range, units, engine, serial=serial):
@@ -139,7 +142,33 @@ def reduce_physical(
         if progress is not None:
             progress.update(done, int(len(found) == len(units)))
     ranges = [found[unit.start] for unit in units]
-    return _merge(file, ranges, report)
+    partial = _merge(file, ranges, report)
+    if cache is not None:
+        save_physical(
+            cache, file, partial, report.files[-1], num_pes=num_pes, stat=stat, report=report
+        )
+    return partial
+
+
+def _serial(engine: Engine, size: int) -> bool:
+    """Whether the map runs in this process (one worker, or too little to read)."""
+    return engine.scheduler is None and (engine.workers <= 1 or size < engine.parallel_min_bytes)
+
+
+def _plan(
+    file: Path, size: int, engine: Engine, *, num_pes: int | None, sized: bool
+) -> list[PhysicalUnit]:
+    """Ranges of ``split_bytes``; in parallel, a few per worker, so that they finish together."""
+    split = engine.split_bytes
+    if not _serial(engine, size):
+        workers = engine.workers if engine.scheduler is None else _RANGES_PER_WORKER
+        split = min(split, max(engine.block_bytes, -(-size // (_RANGES_PER_WORKER * workers))))
+    cuts = _cuts(file, size, split) if size > split else [0]
+    stops: list[int | None] = [*cuts[1:], None]
+    return [
+        PhysicalUnit(str(file), a, b, num_pes, sized, engine.block_bytes)
+        for a, b in zip(cuts, stops, strict=True)
+    ]
 
 
 def _merge(file: Path, ranges: list[PhysicalRange], report: ReadReport) -> PhysicalPartial:
