@@ -116,26 +116,27 @@ class PhysicalPartial:
         if sized:
             links = np.concatenate([_u64(), *(p.sized_links for p in parts)])
             sizes = np.concatenate([_i64(), *(p.sizes for p in parts)])
-            calls = np.concatenate([_i64(), *(p.sized_calls for p in parts)])
             order = np.lexsort((sizes, links))
-            links, sizes, calls = links[order], sizes[order], calls[order]
+            links, sizes = links[order], sizes[order]
             first = np.r_[True, (links[1:] != links[:-1]) | (sizes[1:] != sizes[:-1])]
             starts = np.flatnonzero(first)
+            del first
             out.sized_links, out.sizes = links[starts], sizes[starts]
-            out.sized_calls = np.add.reduceat(calls, starts) if starts.size else _i64()
+            del links, sizes
+            out.sized_calls = _sum_sorted([p.sized_calls for p in parts], order, starts)
             out.links, out.calls, out.nbytes = _links_of(
                 out.sized_links, out.sizes, out.sized_calls
             )
             return out
+        # one array at a time (memory: at 65,536 PEs nearly every line is a link)
         links = np.concatenate([_u64(), *(p.links for p in parts)])
-        calls = np.concatenate([_i64(), *(p.calls for p in parts)])
-        nbytes = np.concatenate([_i64(), *(p.nbytes for p in parts)])
         order = np.argsort(links, kind="stable")
         links = links[order]
         starts = np.flatnonzero(np.r_[True, links[1:] != links[:-1]]) if links.size else _i64()
         out.links = links[starts]
-        out.calls = np.add.reduceat(calls[order], starts) if starts.size else _i64()
-        out.nbytes = np.add.reduceat(nbytes[order], starts) if starts.size else _i64()
+        del links
+        out.calls = _sum_sorted([p.calls for p in parts], order, starts)
+        out.nbytes = _sum_sorted([p.nbytes for p in parts], order, starts)
         return out
 
     def comm_partials(self) -> dict[str, CommPartial]:
@@ -217,6 +218,13 @@ def _sum_at(index: np.ndarray, weights: np.ndarray, length: int) -> np.ndarray:
     out = np.zeros(length, dtype=np.int64)
     np.add.at(out, index, weights)
     return out
+
+
+def _sum_sorted(arrays: list[np.ndarray], order: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Sums of the joined ``arrays`` taken in ``order``, per run starting at ``starts``."""
+    if not starts.size:
+        return _i64()
+    return np.add.reduceat(np.concatenate([_i64(), *arrays])[order], starts)
 
 
 def _links_of(

@@ -74,19 +74,44 @@ def reduce_physical_range(unit: PhysicalUnit) -> PhysicalRange:
     """
     report = FileReport(unit.path)
     scan = PhysicalScan(Path(unit.path), report, unit.num_pes)
-    parts: list[PhysicalPartial] = []
+    sums = _Sums(unit.sized)
     error = None
     try:
         for block in scan.blocks(unit.block_bytes, start=unit.start, stop=unit.stop):
-            parts.append(
+            sums.add(
                 PhysicalPartial.of_block(
                     block.codes, block.buffer_bytes, block.src_pe, block.dst_pe, sized=unit.sized
                 )
             )
     except TraceFormatError as exc:
         error = (exc.line, exc.message)
-    partial = PhysicalPartial.join(parts) if parts else PhysicalPartial(sized=unit.sized)
-    return PhysicalRange(unit.start, partial, report, scan.first_output, error)
+    return PhysicalRange(unit.start, sums.result(), report, scan.first_output, error)
+
+
+class _Sums:
+    """Partials summed as they come, in bounded memory: the pending ones are
+    joined once they hold more rows than the sum so far (at 65,536 PEs nearly
+    every line is a link of its own, so the sum is as big as what is pending)."""
+
+    def __init__(self, sized: bool) -> None:
+        self.total = PhysicalPartial(sized=sized)
+        self.pending: list[PhysicalPartial] = []
+        self.rows = 0
+
+    def add(self, part: PhysicalPartial) -> None:
+        self.pending.append(part)
+        self.rows += len(part.links) + len(part.sized_links)
+        if self.rows > max(len(self.total.links) + len(self.total.sized_links), 1 << 20):
+            self._join()
+
+    def _join(self) -> None:
+        if self.pending:
+            parts, self.pending, self.rows = [self.total, *self.pending], [], 0
+            self.total = PhysicalPartial.join(parts)
+
+    def result(self) -> PhysicalPartial:
+        self._join()
+        return self.total
 
 
 def reduce_physical(
@@ -189,4 +214,8 @@ def _merge(file: Path, ranges: list[PhysicalRange], report: ReadReport) -> Physi
         offset += part.report.lines_total
     if file_report.lines_read == 0:
         raise no_trace_error(file, file_report, first_output)
-    return PhysicalPartial.join([part.partial for part in ranges])
+    sums = _Sums(ranges[0].partial.sized)
+    for part in ranges:  # each range's sums let go once added
+        sums.add(part.partial)
+        part.partial = PhysicalPartial(sized=part.partial.sized)
+    return sums.result()

@@ -254,14 +254,17 @@ def physical_view_and_buffers(
     partial = reduce_physical(
         path, num_pes=num_pes, report=report, engine=engine, progress=progress, sized=True
     )
+    buffers = partial.buffers()
+    acc = accumulate(partial, num_pes)
+    del partial  # the sums let go once in the accumulator and the buffers frame
     view = physical_view_of(
-        accumulate(partial, num_pes),
+        acc,
         report,
         path=report.files[-1].path,
         num_pes=num_pes,
         pes_per_node=pes_per_node,
     )
-    return view, partial.buffers()
+    return view, buffers
 
 
 @dataclass(frozen=True, repr=False)

@@ -471,11 +471,13 @@ def physical_view(
 
     own = report is None
     report = ReadReport(kind="physical") if report is None else report
-    partial = reduce_physical(
-        path, num_pes=num_pes, report=report, engine=engine, progress=progress
+    # the sums let go once in the accumulator: the view is derived beside it only
+    acc = accumulate(
+        reduce_physical(path, num_pes=num_pes, report=report, engine=engine, progress=progress),
+        num_pes,
     )
     view = physical_view_of(
-        accumulate(partial, num_pes),
+        acc,
         report,
         path=report.files[-1].path,
         num_pes=num_pes,
