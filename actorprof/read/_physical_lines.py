@@ -109,13 +109,6 @@ class Lines:
     def __len__(self) -> int:
         return len(self.starts)
 
-    @property
-    def matched(self) -> Bools:
-        """Per line: does it match the grammar."""
-        out = np.zeros(len(self), dtype=bool)
-        out[self.rows] = True
-        return out
-
     def raw(self, row: int) -> bytes:
         """Line ``row``'s bytes, without its line end."""
         return self.block[int(self.starts[row]) : int(self.ends[row])]
