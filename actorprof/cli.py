@@ -825,6 +825,7 @@ def pes_per_node_option(func: F) -> F:
 @main.command(epilog=PHYSICAL_EXAMPLE, context_settings=CONTEXT)
 @click.argument("trace", type=click.Path(exists=True, path_type=Path))
 @common_options
+@engine_options
 @click.option(
     "--send-type",
     type=click.Choice(SEND_TYPE_CHOICES),
@@ -851,6 +852,10 @@ def physical(
     dpi: int | None,
     quiet: bool,
     verbose: bool,
+    jobs: int,
+    cache_dir: Path | None,
+    no_cache: bool,
+    scheduler: str | None,
     send_type: str,
     metric: Metric,
     pes_per_node: int | None,
@@ -876,6 +881,7 @@ def physical(
             pes_per_node=pes_per_node,
             report=ReadReport(kind="physical"),
             progress=progress,
+            engine=make_engine(jobs, cache_dir, no_cache, scheduler),
         )
     types = view.types_shown(None if send_type == "all" else [send_type])
     write_physical(view, out, types=types, metric=metric, log_scale=log_scale, top=top)

@@ -6,13 +6,15 @@ figures, files. Each row here is one fresh process (``subprocess`` and
 processes are not included), run on the same files in one run:
 
 * ``cat`` of the files a command reads (the disk and page-cache floor);
-* for the CSV kinds (logical, PAPI), the naive pandas way (``read_csv`` of
-  every file, ``concat``, ``groupby``) and polars (``scan_csv`` +
-  ``group_by``) when polars is importable: the same per-pair (logical) or
-  per-(PE, mailbox) (PAPI) sums that the command computes, imports included;
-* every command: ``logical`` (no cache; then cold and warm with an empty
-  cache folder of its own), ``papi`` (``-j1`` and ``-j2`` without cache,
-  then warm; ``--baseline DIR``: also another tree's, e.g. main's), ``overall``, ``physical``,
+* for the CSV kinds (logical, PAPI) and the physical trace, the naive
+  pandas way (``read_csv`` of every file, ``concat``, ``groupby``) and
+  polars (``scan_csv`` + ``group_by``) when polars is importable: the same
+  per-pair (logical), per-(PE, mailbox) (PAPI) or per-(send type, link)
+  (physical) sums that the command computes, imports included;
+* every command: ``logical`` and ``physical`` (no cache, ``physical`` with
+  ``-j1`` and ``-j2``; then cold and warm with an empty cache folder of
+  its own), ``papi`` (``-j1`` and ``-j2`` without cache, then warm;
+  ``--baseline DIR``: also another tree's, e.g. main's), ``overall``,
   ``timeline``, ``export``, ``report``;
 * the fixed cost: ``actorprof logical`` on the shipped 8-PE example.
 
@@ -56,6 +58,27 @@ import sys, pandas as pd
 files, names, keys = sys.argv[1:-2], sys.argv[-2].split(","), sys.argv[-1].split(",")
 df = pd.concat([pd.read_csv(f, header=None, names=names, skipinitialspace=True) for f in files])
 print(len(df.groupby(keys)[names[4]].agg(["size", "sum"])))
+"""
+# the physical trace: trace lines among program output (fewer fields: skipped)
+NAIVE_PHYSICAL = """
+import sys, pandas as pd
+cols = ["send_type", "buffer_bytes", "src_pe", "dst_pe"]
+df = pd.read_csv(sys.argv[1], header=None, names=cols, skipinitialspace=True,
+                 on_bad_lines="skip", usecols=range(4))
+df = df[df["send_type"].isin(["local_send", "nonblock_send", "nonblock_progress"])]
+print(len(df.groupby(["send_type", "src_pe", "dst_pe"])["buffer_bytes"].agg(["size", "sum"])))
+"""
+POLARS_PHYSICAL = """
+import sys, polars as pl
+cols = ["send_type", "buffer_bytes", "src_pe", "dst_pe"]
+print(len(
+    pl.scan_csv(sys.argv[1], has_header=False, schema={c: pl.String for c in cols},
+                truncate_ragged_lines=True, missing_columns="insert", quote_char=None)
+    .filter(pl.col("send_type").is_in(["local_send", "nonblock_send", "nonblock_progress"]))
+    .with_columns([pl.col(c).str.strip_chars().cast(pl.Int64) for c in cols[1:]])
+    .group_by("send_type", "src_pe", "dst_pe").agg(pl.len(), pl.col("buffer_bytes").sum())
+    .collect()
+))
 """
 POLARS = """
 import sys, polars as pl
@@ -188,9 +211,17 @@ def build_rows(
         ]))  # fmt: skip
     if want("physical") and physical.is_file():
         b = size_of([physical])
+        ph = ["physical", str(physical), "-o", str(out / "ph")]
         groups.append(("physical", [physical], [
-            Row("actorprof physical", actorprof(
-                "physical", str(physical), "-o", str(out / "ph")), b)
+            Row("naive pandas", [py, "-c", NAIVE_PHYSICAL, str(physical)], b),
+            *([Row("polars", [py, "-c", POLARS_PHYSICAL, str(physical)], b)]
+              if have_polars else []),
+            Row("actorprof physical --no-cache -j1", actorprof(*ph, "--no-cache", "-j1"), b),
+            Row("actorprof physical --no-cache -j2", actorprof(*ph, "--no-cache", "-j2"), b),
+            Row("actorprof physical, cache cold", actorprof(*ph), b,
+                env={"ACTORPROF_CACHE_DIR": str(cache)}, before=["clear-cache"]),
+            Row("actorprof physical, cache warm", actorprof(*ph), b,
+                env={"ACTORPROF_CACHE_DIR": str(cache)}, before=actorprof(*ph)),
         ]))  # fmt: skip
     if want("timeline") and sends:
         b = size_of(sends)

@@ -61,7 +61,8 @@ class Row:
 def argv(command: str, case: str, *extra: str) -> list[str]:
     path = str(BAD / case) if not case.startswith("/") else case
     # the commands that read through the engine: no cache (tests must read the files)
-    engine = ["-j", "1", "--no-cache"] if command in ("logical", "aggregation", "report") else []
+    engines = ("logical", "physical", "aggregation", "report")
+    engine = ["-j", "1", "--no-cache"] if command in engines else []
     return [command, path, *extra, *engine]
 
 

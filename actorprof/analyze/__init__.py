@@ -19,6 +19,7 @@ __all__ = [
     "MeshFit",
     "PhysicalAccumulator",
     "PhysicalMatrices",
+    "PhysicalPartial",
     "PopEfficiencies",
     "actual_layout",
     "aggregation_factor",
@@ -56,6 +57,7 @@ _EXPORTS = {
     "MeshFit": "physical",
     "PhysicalAccumulator": "physical",
     "PhysicalMatrices": "physical",
+    "PhysicalPartial": "physical_partial",
     "PopEfficiencies": "breakdown",
     "STRAGGLER_RULE": "imbalance",
     "actual_layout": "aggregation",
@@ -124,5 +126,6 @@ if TYPE_CHECKING:
         physical_pairs,
         physical_pe_totals,
     )
+    from .physical_partial import PhysicalPartial
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

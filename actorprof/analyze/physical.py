@@ -28,6 +28,7 @@ from .matrix import (
     node_pairs_matrix,
     pe_totals,
 )
+from .physical_partial import PhysicalPartial
 
 __all__ = [
     "MESH_RULE",
@@ -208,6 +209,14 @@ class PhysicalAccumulator:
             )
             self._max[send_type] = max(self._max[send_type], int(size[mask].max()))
         self.lines += len(frame)
+
+    def add_partial(self, part: PhysicalPartial) -> None:
+        """Add the sums of a part of the trace (the physical map step's output)."""
+        for code, (send_type, cells) in enumerate(part.comm_partials().items()):
+            if cells.messages:
+                self._acc[send_type].add_partial(cells)
+                self._max[send_type] = max(self._max[send_type], int(part.max_bytes[code]))
+        self.lines += part.lines
 
     def result(
         self, num_pes: int | None = None, *, pes_per_node: int | None = None

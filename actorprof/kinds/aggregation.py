@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .._progress import ProgressSink, track
+from .._progress import ProgressSink
 from .._repr import Summarized, count
 from .._text import run_name
 from .._version import __version__
@@ -50,24 +50,22 @@ from ..analyze.conveyors import (
     conveyors_topology,
     logical_pairs,
     pair_table,
-    physical_buffers,
     predict_layouts,
     send_type_codes,
 )
 from ..analyze.imbalance import imbalance
 from ..analyze.matrix import DENSE_MAX_PES
 from ..engine import Engine
+from ..engine.physical import reduce_physical
 from ..errors import NoTraceError, UsageError
 from ..read import ReadReport, check_input_path, find_pe_files, iter_logical
 from ..read.physical import (
     PHYSICAL_FILE_NAME,
-    iter_physical,
-    physical_file,
     program_output_lines,
 )
 from ..schema import BUFFER_SEND_TYPES, SEND_TYPES
 from .logical import LogicalView, logical_view
-from .physical import PhysicalView, build_physical_view
+from .physical import PhysicalView, accumulate, physical_view_of
 
 if TYPE_CHECKING:
     from ..write import Sink
@@ -227,47 +225,25 @@ def parse_layouts(layouts: Layouts, num_pes: int) -> list[tuple[int, int]]:
     return list(dict.fromkeys(pairs))
 
 
-class _BufferTee:
-    """Passes physical chunks through while reducing them to buffers per link and size."""
-
-    def __init__(self) -> None:
-        self.parts: list[pd.DataFrame] = []
-
-    def __call__(self, chunks: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        for chunk in chunks:
-            self.parts.append(physical_buffers(chunk))
-            if len(self.parts) > 64:
-                self.parts = [self.result()]
-            yield chunk
-
-    def result(self) -> pd.DataFrame:
-        if not self.parts:
-            return physical_buffers([])
-        total = pd.concat(self.parts, ignore_index=True)
-        keys = ["send_type", "src_pe", "dst_pe", "buffer_bytes"]
-        out = total.groupby(keys, observed=True)["calls"].sum().reset_index()
-        return out.astype({c: np.int64 for c in [*keys[1:], "calls"]})
-
-
 def read_physical_buffers(
     path: str | PathLike[str],
     *,
     num_pes: int | None = None,
     report: ReadReport,
     progress: ProgressSink | None = None,
+    engine: Engine | None = None,
 ) -> pd.DataFrame:
     """One pass over a physical trace: calls per (send type, link, buffer size).
 
     Memory follows the links (a link has a handful of buffer sizes), not
     N x N; see :func:`~actorprof.analyze.conveyors.physical_buffers`.
+    ``engine``: how the file is read (byte ranges in this process by
+    default, worker processes, Dask), the same frame whatever the way.
     """
-    file = physical_file(path)
-    report.bytes_planned, report.files_planned = file.stat().st_size, 1
-    tee = _BufferTee()
-    chunks = iter_physical(file, num_pes=num_pes, report=report)
-    for _ in tee(track(chunks, progress, planned=report.planned, done=report.done)):
-        pass
-    return tee.result()
+    partial = reduce_physical(
+        path, num_pes=num_pes, report=report, engine=engine, progress=progress, sized=True
+    )
+    return partial.buffers()
 
 
 def physical_view_and_buffers(
@@ -277,20 +253,23 @@ def physical_view_and_buffers(
     pes_per_node: int | None = None,
     report: ReadReport,
     progress: ProgressSink | None = None,
+    engine: Engine | None = None,
 ) -> tuple[PhysicalView, pd.DataFrame]:
     """The physical view and its buffers per link and size, from one read."""
-    file = physical_file(path)
-    report.bytes_planned, report.files_planned = file.stat().st_size, 1
-    tee = _BufferTee()
-    chunks = iter_physical(file, num_pes=num_pes, report=report)
-    view = build_physical_view(
-        tee(track(chunks, progress, planned=report.planned, done=report.done)),
+    partial = reduce_physical(
+        path, num_pes=num_pes, report=report, engine=engine, progress=progress, sized=True
+    )
+    buffers = partial.buffers()
+    acc = accumulate(partial, num_pes)
+    del partial  # the sums let go once in the accumulator and the buffers frame
+    view = physical_view_of(
+        acc,
         report,
-        path=str(file),
+        path=report.files[-1].path,
         num_pes=num_pes,
         pes_per_node=pes_per_node,
     )
-    return view, tee.result()
+    return view, buffers
 
 
 @dataclass(frozen=True, repr=False)
@@ -932,7 +911,7 @@ def aggregation_view(
             ReadReport(kind="physical") if physical_report is None else physical_report
         )
         buffers = read_physical_buffers(
-            physical_path, num_pes=num_pes, report=physical_report, progress=progress
+            physical_path, num_pes=num_pes, report=physical_report, progress=progress, engine=engine
         )
     return build_aggregation_view(
         lview,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .._progress import ProgressSink, track
+from .._progress import ProgressSink
 from .._repr import Summarized, count
 from .._text import run_name
 from .._version import __version__
@@ -44,15 +44,24 @@ from ..analyze.physical import (
     physical_pairs,
     physical_pe_totals,
 )
+from ..analyze.physical_partial import PhysicalPartial
 from ..errors import ActorProfError, UsageError
 from ..read import ReadReport
-from ..read.physical import iter_physical, physical_file, program_output_lines
+from ..read.physical import program_output_lines
 from ..schema import BUFFER_SEND_TYPES, SEND_TYPES
 
 if TYPE_CHECKING:
+    from ..engine import Engine
     from ..write import Sink
 
-__all__ = ["PhysicalView", "build_physical_view", "physical_view", "stacked"]
+__all__ = [
+    "PhysicalView",
+    "accumulate",
+    "build_physical_view",
+    "physical_view",
+    "physical_view_of",
+    "stacked",
+]
 
 
 @dataclass(frozen=True, repr=False)
@@ -344,6 +353,29 @@ def build_physical_view(
     acc = PhysicalAccumulator(num_pes)
     for chunk in chunks:
         acc.add(chunk)
+    return physical_view_of(
+        acc, report, path=path, num_pes=num_pes, pes_per_node=pes_per_node, min_pes=min_pes
+    )
+
+
+def physical_view_of(
+    acc: PhysicalAccumulator,
+    report: ReadReport,
+    *,
+    path: str,
+    num_pes: int | None = None,
+    pes_per_node: int | None = None,
+    min_pes: int = 0,
+) -> PhysicalView:
+    """The view of a trace summed into ``acc`` (see :func:`build_physical_view`).
+
+    Raises
+    ------
+    UsageError
+        ``pes_per_node < 1``.
+    """
+    if pes_per_node is not None and pes_per_node < 1:
+        raise UsageError(f"--pes-per-node must be at least 1, got {pes_per_node}")
     mats = acc.result(num_pes, pes_per_node=pes_per_node)
     if mats.num_pes < min_pes:
         mats = acc.result(min_pes, pes_per_node=pes_per_node)
@@ -398,6 +430,7 @@ def physical_view(
     pes_per_node: int | None = None,
     report: ReadReport | None = None,
     progress: ProgressSink | None = None,
+    engine: Engine | None = None,
 ) -> PhysicalView:
     """Read a physical trace and derive the physical view (one pass).
 
@@ -414,6 +447,10 @@ def physical_view(
         :class:`ActorProfWarning`.
     progress
         Told the bytes to read and done (e.g. a progress line).
+    engine
+        How the file is read: byte ranges of it in this process (the
+        default), in worker processes (``Engine(jobs=N)``) or on a Dask
+        cluster, the cache. Every way gives the same view.
 
     Returns
     -------
@@ -430,25 +467,32 @@ def physical_view(
     >>> view.summary()["mesh_fit"]["fits"]  # doctest: +SKIP
     True
     """
+    from ..engine.physical import reduce_physical
+
     own = report is None
     report = ReadReport(kind="physical") if report is None else report
-    file = physical_file(path)
-    report.bytes_planned, report.files_planned = file.stat().st_size, 1
-    view = build_physical_view(
-        track(
-            iter_physical(file, num_pes=num_pes, report=report),
-            progress,
-            planned=report.planned,
-            done=report.done,
-        ),
+    # the sums let go once in the accumulator: the view is derived beside it only
+    acc = accumulate(
+        reduce_physical(path, num_pes=num_pes, report=report, engine=engine, progress=progress),
+        num_pes,
+    )
+    view = physical_view_of(
+        acc,
         report,
-        path=str(file),
+        path=report.files[-1].path,
         num_pes=num_pes,
         pes_per_node=pes_per_node,
     )
     if own:
         report.emit_python_warnings()
     return view
+
+
+def accumulate(partial: PhysicalPartial, num_pes: int | None = None) -> PhysicalAccumulator:
+    """An accumulator holding ``partial`` (the engine's sums of a trace)."""
+    acc = PhysicalAccumulator(num_pes)
+    acc.add_partial(partial)
+    return acc
 
 
 def stacked(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:

@@ -16,9 +16,12 @@ __all__ = [
     "CsvSpec",
     "FileReport",
     "LogicalBlock",
+    "PhysicalBlock",
+    "PhysicalScan",
     "ReadReport",
     "SkippedLine",
     "TraceFile",
+    "begin_physical_read",
     "canonical_lines",
     "check_input_path",
     "find_pe_files",
@@ -30,6 +33,7 @@ __all__ = [
     "logical_file_frames",
     "logical_files",
     "new_key_table",
+    "no_trace_error",
     "papi_files",
     "physical_file",
     "read_logical",
@@ -49,9 +53,12 @@ _EXPORTS = {
     "FAST_BLOCK_BYTES": "_fastscan",
     "FileReport": "_report",
     "LogicalBlock": "logical",
+    "PhysicalBlock": "physical",
+    "PhysicalScan": "physical",
     "ReadReport": "_report",
     "SkippedLine": "_report",
     "TraceFile": "_files",
+    "begin_physical_read": "physical",
     "canonical_lines": "logical",
     "check_input_path": "_files",
     "find_pe_files": "_files",
@@ -63,6 +70,7 @@ _EXPORTS = {
     "logical_file_frames": "logical",
     "logical_files": "logical",
     "new_key_table": "logical",
+    "no_trace_error": "physical",
     "papi_files": "papi",
     "physical_file": "physical",
     "read_logical": "logical",
@@ -98,6 +106,14 @@ if TYPE_CHECKING:
     )
     from .overall import read_overall
     from .papi import iter_papi, papi_files, read_papi
-    from .physical import iter_physical, physical_file, read_physical
+    from .physical import (
+        PhysicalBlock,
+        PhysicalScan,
+        begin_physical_read,
+        iter_physical,
+        no_trace_error,
+        physical_file,
+        read_physical,
+    )
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

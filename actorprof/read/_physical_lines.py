@@ -91,16 +91,17 @@ _TYPE_W0, _TYPE_W1, _TYPE_W2, _TYPE_MASKS = _type_words()
 class Lines:
     """The lines of one block of whole lines, tokenized.
 
-    ``matched`` says which lines match :data:`TRACE_LINE_GRAMMAR`; for those,
-    ``codes`` holds the send type's index in :data:`SEND_TYPES`, ``values``
-    each number (0 when its text is longer than :data:`MAX_DIGITS`) and
-    ``too_long`` which texts were.
+    ``starts``/``ends`` delimit every line; ``rows`` lists (ascending) the
+    lines that match :data:`TRACE_LINE_GRAMMAR`, and for those, in the same
+    order, ``codes`` holds the send type's index in :data:`SEND_TYPES`,
+    ``values`` each number (0 when its text is longer than
+    :data:`MAX_DIGITS`) and ``too_long`` which texts were.
     """
 
     block: bytes
     starts: I64
     ends: I64
-    matched: Bools
+    rows: I64
     codes: NDArray[np.int8]
     values: dict[str, I64]
     too_long: dict[str, Bools]
@@ -125,37 +126,43 @@ class Lines:
         if not ended:
             starts = np.zeros(1, dtype=np.int64)
             ends = np.array([len(block)], dtype=np.int64)
-            canonical = np.zeros(1, dtype=bool)
-            lines = cls._empty(block, starts, ends)
+            found = _Found.none()
         else:
             buf = np.zeros(len(block) + 2 * _PAD, dtype=np.uint8)
             buf[_PAD : _PAD + len(block)] = np.frombuffer(block, dtype=np.uint8)
-            ends = np.flatnonzero(buf == 10)
+            # line ends and commas in one pass: a canonical line has three
+            # commas between its start and its line end
+            seps = np.flatnonzero((buf == 10) | (buf == 44))
+            line_ends = np.flatnonzero(buf[seps] == 10)
+            ends = seps[line_ends]
             starts = np.empty_like(ends)
             starts[:1] = _PAD
             starts[1:] = ends[:-1] + 1
-            lines = cls._empty(block, starts - _PAD, ends - _PAD)
-            canonical = _canonical(buf, starts, ends, lines)
-        lines._match_rest(np.flatnonzero(~canonical))
+            found = _canonical(buf, seps, line_ends, starts, ends)
+            starts -= _PAD
+            ends -= _PAD
+        lines = cls(block, starts, ends, found.rows, found.codes, found.values, found.too_long)
+        rest = np.ones(len(starts), dtype=bool)
+        rest[found.rows] = False
+        lines._add(lines._match_rest(np.flatnonzero(rest)))
         return lines
 
-    @classmethod
-    def _empty(cls, block: bytes, starts: I64, ends: I64) -> Lines:
-        n = len(starts)
-        return cls(
-            block,
-            starts,
-            ends,
-            np.zeros(n, dtype=bool),
-            np.zeros(n, dtype=np.int8),
-            {name: np.zeros(n, dtype=np.int64) for name in _NUMBERS},
-            {name: np.zeros(n, dtype=bool) for name in _NUMBERS},
-        )
+    def _add(self, other: _Found) -> None:
+        """Add the matched lines of another route (kept in line order)."""
+        if not other.rows.size:
+            return
+        rows = np.concatenate([self.rows, other.rows])
+        order = np.argsort(rows, kind="stable")
+        self.rows = rows[order]
+        self.codes = np.concatenate([self.codes, other.codes])[order]
+        for name in _NUMBERS:
+            self.values[name] = np.concatenate([self.values[name], other.values[name]])[order]
+            self.too_long[name] = np.concatenate([self.too_long[name], other.too_long[name]])[order]
 
-    def _match_rest(self, rows: I64) -> None:
+    def _match_rest(self, rows: I64) -> _Found:
         """Match the lines the fast route left against the grammar, all in one ``re`` call."""
         if not rows.size:
-            return
+            return _Found.none()
         # one result per line, in order: the grammar's groups, or empty ones
         # (over the whole block when most lines are left: no slicing then)
         whole = 4 * rows.size > len(self)
@@ -168,18 +175,38 @@ class Lines:
         types = np.array([f[0] for f in found], dtype="S")
         matched = types != b""
         if not matched.any():
-            return
-        self.matched[rows] = matched
-        codes = np.zeros(len(found), dtype=np.int8)
+            return _Found.none()
+        kept = np.flatnonzero(matched)
+        codes = np.zeros(kept.size, dtype=np.int8)
+        types = types[kept]
         for text, code in _TYPE_CODE.items():
             codes[types == text] = code
-        self.codes[rows] = codes
+        values: dict[str, I64] = {}
+        too_long: dict[str, Bools] = {}
         for k, name in enumerate(_NUMBERS, start=1):
-            texts = np.array([f[k] for f in found], dtype="S")
-            too_long = np.char.str_len(texts) > MAX_DIGITS[name]
-            values = np.where(too_long | ~matched, b"0", texts).astype(np.int64)
-            self.values[name][rows] = values
-            self.too_long[name][rows] = too_long
+            texts = np.array([found[i][k] for i in kept.tolist()], dtype="S")
+            too_long[name] = np.char.str_len(texts) > MAX_DIGITS[name]
+            values[name] = np.where(too_long[name], b"0", texts).astype(np.int64)
+        return _Found(rows[kept], codes, values, too_long)
+
+
+@dataclass
+class _Found:
+    """The lines one route matched: their rows (ascending) and fields."""
+
+    rows: I64
+    codes: NDArray[np.int8]
+    values: dict[str, I64]
+    too_long: dict[str, Bools]
+
+    @classmethod
+    def none(cls) -> _Found:
+        return cls(
+            np.zeros(0, dtype=np.int64),
+            np.zeros(0, dtype=np.int8),
+            {name: np.zeros(0, dtype=np.int64) for name in _NUMBERS},
+            {name: np.zeros(0, dtype=bool) for name in _NUMBERS},
+        )
 
 
 def _one_line(raw: bytes) -> tuple[bytes, ...]:
@@ -187,45 +214,48 @@ def _one_line(raw: bytes) -> tuple[bytes, ...]:
     return (b"",) * 4 if match is None else tuple(match.groups())
 
 
-def _canonical(buf: NDArray[np.uint8], starts: I64, ends: I64, lines: Lines) -> Bools:
-    """Find and parse the canonical lines (into ``lines``); True where a line is one."""
+def _canonical(buf: NDArray[np.uint8], seps: I64, line_ends: I64, starts: I64, ends: I64) -> _Found:
+    """Find and parse the canonical lines (``starts``/``ends`` in ``buf``).
+
+    ``seps`` are the positions of line ends and commas, ``line_ends`` the
+    indexes of the line ends among them.
+    """
     if not len(starts):
-        return np.zeros(0, dtype=bool)
-    words = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf.data, strides=(1,))
-    # a "\r" before the line end is allowed (the grammar's "\r?$")
-    ends = ends - (buf[ends - 1] == 13)
-    # the type, from its first letter and its 10th: l(ocal_send), nonblock_(s|p)
-    code = (buf[starts] != ord("l")) * (1 + (buf[starts + 9] == ord("p")))
-    ok: Bools = np.asarray(words[starts] == _TYPE_W0[code], dtype=bool)
-    ok &= (words[starts + 8] & _TYPE_MASKS[0][code]) == _TYPE_W1[code]
-    ok &= (words[starts + 16] & _TYPE_MASKS[1][code]) == _TYPE_W2[code]
-    # exactly two more ", " in the line, after the type's
-    commas = np.flatnonzero(buf == 44)
-    first = np.searchsorted(commas, starts)
-    # only a line end (and "\r") between a line and the next: no comma
-    ok &= np.diff(first, append=len(commas)) == 3
-    rows = np.flatnonzero(ok)
+        return _Found.none()
+    # exactly three commas in the line (none in the line end, "\r" is allowed)
+    rows = np.flatnonzero(np.diff(line_ends, prepend=-1) == 4)
     if not rows.size:
-        return ok
-    c2 = commas[first[rows] + 1]
-    c3 = commas[first[rows] + 2]
-    ok[rows] &= (buf[c2 + 1] == 32) & (buf[c3 + 1] == 32)
-    field_starts = (starts[rows] + _TYPE_LEN[code[rows]] + 2, c2 + 2, c3 + 2)
-    field_ends = (c2, c3, ends[rows])
-    values = []
-    for name, begin, end in zip(_NUMBERS, field_starts, field_ends, strict=True):
-        length = end - begin
+        return _Found.none()
+    words = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf.data, strides=(1,))
+    at = line_ends[rows]
+    c1, c2, c3 = seps[at - 3], seps[at - 2], seps[at - 1]
+    begin = starts[rows]
+    end = ends[rows]
+    end = end - (buf[end - 1] == 13)  # a "\r" before the line end (the grammar's "\r?$")
+    # the type, from its first letter and its 10th: l(ocal_send), nonblock_(s|p)
+    code = (buf[begin] != ord("l")) * (1 + (buf[begin + 9] == ord("p")))
+    ok: Bools = np.asarray(words[begin] == _TYPE_W0[code], dtype=bool)
+    ok &= (words[begin + 8] & _TYPE_MASKS[0][code]) == _TYPE_W1[code]
+    ok &= (words[begin + 16] & _TYPE_MASKS[1][code]) == _TYPE_W2[code]
+    ok &= c1 == begin + _TYPE_LEN[code]  # ", " right after the type: its comma is the first
+    ok &= (buf[c2 + 1] == 32) & (buf[c3 + 1] == 32)
+    values: dict[str, I64] = {}
+    for name, first, last in zip(_NUMBERS, (c1 + 2, c2 + 2, c3 + 2), (c2, c3, end), strict=True):
+        length = last - first
         good = (length >= 1) & (length <= MAX_DIGITS[name])
-        value, digits_only = _parse_digits(words, end, np.where(good, length, 0))
-        ok[rows] &= good & digits_only
-        values.append(value)
-    rows_ok = ok[rows]
-    kept = rows[rows_ok]
-    lines.matched[kept] = True
-    lines.codes[kept] = code[kept].astype(np.int8)
-    for name, value in zip(_NUMBERS, values, strict=True):
-        lines.values[name][kept] = value[rows_ok].astype(np.int64)
-    return ok
+        value, digits_only = _parse_digits(words, last, np.where(good, length, 0))
+        ok &= good & digits_only
+        values[name] = value.astype(np.int64)
+    if not ok.all():
+        keep = np.flatnonzero(ok)
+        rows, code = rows[keep], code[keep]
+        values = {name: v[keep] for name, v in values.items()}
+    return _Found(
+        rows,
+        code.astype(np.int8),
+        values,
+        {name: np.zeros(rows.size, dtype=bool) for name in _NUMBERS},
+    )
 
 
 def _parse_digits(words: U64, end: I64, length: I64) -> tuple[U64, Bools]:

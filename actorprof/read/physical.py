@@ -72,9 +72,14 @@ __all__ = [
     "PROGRAM_OUTPUT",
     "SEND_TYPE_DTYPE",
     "TRACE_LINE_GRAMMAR",
+    "PhysicalBlock",
+    "PhysicalScan",
+    "begin_physical_read",
     "iter_physical",
+    "no_trace_error",
     "physical_file",
     "physical_problems",
+    "program_output_lines",
     "read_physical",
 ]
 
@@ -85,6 +90,7 @@ PROGRAM_OUTPUT = "program output"
 BROKEN_LINE = "broken trace line (expected: send type, bytes, src_pe, dst_pe)"
 
 _INT32_MAX = int(np.iinfo(np.int32).max)
+_PE_COLUMNS = ("src_pe", "dst_pe")
 
 
 def physical_file(path: str | PathLike[str]) -> Path:
@@ -160,18 +166,32 @@ def iter_physical(
         raise ValueError(f"block_bytes must be >= 1, got {block_bytes}")
     own = report is None
     report = ReadReport(kind="physical") if report is None else report
-    report.kind = "physical"
-    report.num_pes = num_pes
-    report.expected_reasons.add(PROGRAM_OUTPUT)  # counted and said, never warned about
+    begin_physical_read(report, num_pes)
     trace = physical_file(path)
     file_report = FileReport(str(trace))
     report.files.append(file_report)
-    scanner = _Scanner(trace, file_report, num_pes)
-    yield from scanner.scan(block_bytes)
+    scan = PhysicalScan(trace, file_report, num_pes)
+    for block in scan.blocks(block_bytes):
+        yield block.to_frame()
     if file_report.lines_read == 0:
-        raise scanner.nothing_read()
+        raise scan.nothing_read()
     if own:
         report.emit_python_warnings()
+
+
+def begin_physical_read(report: ReadReport, num_pes: int | None) -> None:
+    """Set up ``report`` for a read of a physical trace (every way of reading does this).
+
+    Raises
+    ------
+    UsageError
+        ``num_pes < 1``.
+    """
+    if num_pes is not None and num_pes < 1:
+        raise UsageError(f"--num-pes must be at least 1, got {num_pes}")
+    report.kind = "physical"
+    report.num_pes = num_pes
+    report.expected_reasons.add(PROGRAM_OUTPUT)  # counted and said, never warned about
 
 
 def read_physical(
@@ -191,7 +211,7 @@ def read_physical(
     """
     frames = list(iter_physical(path, num_pes=num_pes, report=report))
     if not frames:  # pragma: no cover - iter_physical raises first
-        return _empty_frame()
+        return _EMPTY_BLOCK.to_frame()
     return pd.concat(frames, ignore_index=True)
 
 
@@ -207,8 +227,38 @@ def program_output_lines(report: ReadReport) -> int:
 
 
 @dataclass
-class _Scanner:
-    """State of one file's read: the report, the first program output line."""
+class PhysicalBlock:
+    """The readable trace lines of one block, as columns (no DataFrame)."""
+
+    codes: np.ndarray  # int8: index in SEND_TYPES
+    buffer_bytes: np.ndarray  # int64
+    src_pe: np.ndarray  # int32
+    dst_pe: np.ndarray  # int32
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The block as a frame of :data:`PHYSICAL_COLUMNS`."""
+        return pd.DataFrame(
+            {
+                "send_type": pd.Categorical.from_codes(self.codes, dtype=SEND_TYPE_DTYPE),
+                "buffer_bytes": self.buffer_bytes,
+                "src_pe": self.src_pe,
+                "dst_pe": self.dst_pe,
+            },
+            columns=list(PHYSICAL_COLUMNS),
+        )
+
+
+@dataclass
+class PhysicalScan:
+    """One read of a physical trace file, or of a byte range of it.
+
+    :meth:`blocks` fills ``report`` (line numbers relative to the range's
+    first line, 1-based) and keeps the first line of program output, for
+    the message of a file without a trace line (:func:`no_trace_error`).
+    """
 
     path: Path
     report: FileReport
@@ -216,53 +266,72 @@ class _Scanner:
     first_output: tuple[int, str] | None = None
     _pending: list[tuple[np.ndarray, str]] = field(default_factory=list)
 
-    def scan(self, block_bytes: int) -> Iterator[pd.DataFrame]:
-        first_line = 1
-        for block, last in file_blocks(self.path, self.report, block_bytes):
-            if last:
-                self._last_line(block, first_line)
-                break
-            frame = self._block(block, first_line)
-            first_line += block.count(b"\n")
-            if len(frame):
-                yield frame
+    def blocks(
+        self, block_bytes: int, *, start: int = 0, stop: int | None = None
+    ) -> Iterator[PhysicalBlock]:
+        """The readable lines of bytes ``[start, stop)`` (None: to the end), a block at a time.
 
-    def _block(self, block: bytes, first_line: int) -> pd.DataFrame:
+        ``start`` must be 0 or just after a line end, ``stop`` just after one.
+        Blocks without a readable line are not yielded.
+
+        Raises
+        ------
+        TraceFormatError
+            The file cannot be read, or a PE id is at or beyond ``num_pes``.
+        """
+        first_line = 1
+        limit = None if stop is None else stop - start
+        for raw, last in file_blocks(self.path, self.report, block_bytes, start=start, limit=limit):
+            if last:
+                self._last_line(raw, first_line)
+                break
+            block, lines = self._block(raw, first_line)
+            first_line += lines
+            if len(block):
+                yield block
+
+    def nothing_read(self) -> TraceFormatError:
+        """The error for a file without one readable trace line."""
+        return no_trace_error(self.path, self.report, self.first_output)
+
+    def _block(self, block: bytes, first_line: int) -> tuple[PhysicalBlock, int]:
         lines = Lines.of_block(block)
-        ok = lines.matched
-        self._classify_rest(lines, np.flatnonzero(~ok), first_line)
-        rows = np.flatnonzero(ok)
+        rows = lines.rows
+        if rows.size < len(lines):
+            rest = np.ones(len(lines), dtype=bool)
+            rest[rows] = False
+            self._classify_rest(lines, np.flatnonzero(rest), first_line)
         if not rows.size:
             self._flush(lines, first_line)
-            return _empty_frame()
-        good = np.ones(rows.size, dtype=bool)
-        values: dict[str, np.ndarray] = {}
+            return _EMPTY_BLOCK, len(lines)
+        good: np.ndarray | None = None  # None: every row so far
         for name in PHYSICAL_COLUMNS[1:]:
-            too_long = lines.too_long[name][rows]
-            numbers = lines.values[name][rows]
-            negative = numbers < 0
+            numbers = lines.values[name]
             # a buffer beyond 4 GiB is corruption (and would overflow byte totals)
-            too_long |= numbers > (MAX_MSG_BYTES if name == "buffer_bytes" else _INT32_MAX)
+            too_long = lines.too_long[name] | (
+                numbers > (MAX_MSG_BYTES if name == "buffer_bytes" else _INT32_MAX)
+            )
+            negative = numbers < 0
+            if not (too_long.any() or negative.any()):
+                continue
+            good = np.ones(rows.size, dtype=bool) if good is None else good
             self._skip_rows(rows[too_long & good], f"{TOO_LARGE} for {name}")
             good &= ~too_long
             self._skip_rows(rows[negative & good], f"{NEGATIVE} in {name}")
             good &= ~negative
-            values[name] = numbers
         self._flush(lines, first_line)
-        kept = rows[good]
+        kept = rows if good is None else rows[good]
         self.report.lines_read += int(kept.size)
-        frame = pd.DataFrame(
-            {
-                "send_type": pd.Categorical.from_codes(lines.codes[kept], dtype=SEND_TYPE_DTYPE),
-                **{
-                    name: values[name][good].astype(PHYSICAL_INT_DTYPES[name])
-                    for name in PHYSICAL_COLUMNS[1:]
-                },
-            },
-            columns=list(PHYSICAL_COLUMNS),
-        )
-        self._check_pes(frame, kept, first_line)
-        return frame
+        columns = {
+            name: (lines.values[name] if good is None else lines.values[name][good]).astype(
+                PHYSICAL_INT_DTYPES[name], copy=False
+            )
+            for name in PHYSICAL_COLUMNS[1:]
+        }
+        codes = lines.codes if good is None else lines.codes[good]
+        found = PhysicalBlock(codes, **columns)
+        self._check_pes(found, kept, first_line)
+        return found, len(lines)
 
     def _classify_rest(self, lines: Lines, rest: np.ndarray, first_line: int) -> None:
         """Blank, program output or broken trace line, for the unmatched lines."""
@@ -312,20 +381,23 @@ class _Scanner:
                 reason = reasons[k]
                 self.report.skipped[reason] = self.report.skipped.get(reason, 0) + int(n)
 
-    def _check_pes(self, frame: pd.DataFrame, rows: np.ndarray, first_line: int) -> None:
-        if self.num_pes is None or not len(frame):
+    def _check_pes(self, block: PhysicalBlock, rows: np.ndarray, first_line: int) -> None:
+        """The first line (in file order, whatever the blocks) naming a PE beyond ``num_pes``."""
+        if self.num_pes is None or not len(block):
             return
-        for column in ("src_pe", "dst_pe"):
-            values = frame[column].to_numpy()
-            beyond = np.flatnonzero(values >= self.num_pes)
-            if beyond.size:
-                row = int(beyond[0])
-                raise TraceFormatError(
-                    f"{column} {int(values[row])} but --num-pes is {self.num_pes}. "
-                    "Pass the run's real PE count (or omit --num-pes to infer it).",
-                    path=self.path,
-                    line=first_line + int(rows[row]),
-                )
+        beyond = [np.flatnonzero(getattr(block, c) >= self.num_pes)[:1] for c in _PE_COLUMNS]
+        found = [(int(rows[b[0]]), k) for k, b in enumerate(beyond) if b.size]
+        if not found:
+            return
+        row, k = min(found)  # src_pe first on the same line
+        column = _PE_COLUMNS[k]
+        value = int(getattr(block, column)[int(np.searchsorted(rows, row))])
+        raise TraceFormatError(
+            f"{column} {value} but --num-pes is {self.num_pes}. "
+            "Pass the run's real PE count (or omit --num-pes to infer it).",
+            path=self.path,
+            line=first_line + row,
+        )
 
     def _last_line(self, raw: bytes, number: int) -> None:
         """The final line has no line end: a trace line there was cut."""
@@ -339,39 +411,43 @@ class _Scanner:
             self._classify_rest(lines, np.array([0]), number)
         self._flush(lines, number)
 
-    def nothing_read(self) -> TraceFormatError:
-        """The error for a file without one readable trace line."""
-        if self.report.skipped.keys() == {NUL_BYTES}:
-            return TraceFormatError(
-                f"only NUL bytes in this file ({self.report.bytes_read:,} bytes): its data was "
-                "never written (did the node crash, or the disk fill up?). Rerun the program, "
-                "or pass the output of another run.",
-                path=self.path,
-            )
-        problems = self.report.lines_skipped - self.report.skipped.get(PROGRAM_OUTPUT, 0)
-        if problems:
-            first = next(e for e in self.report.examples if e.reason != PROGRAM_OUTPUT)
-            return TraceFormatError(
-                f"no readable trace line: {problems} line(s) could not be read (first: "
-                f"{first.reason}: {first.text!r}). Fix the file or rerun the program.",
-                path=self.path,
-                line=first.line,
-            )
-        text = "" if self.first_output is None else self.first_output[1]
-        text = text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "..."
-        shown = f" (first: {text!r})" if text else ""
-        counted = (
-            f"{self.report.lines_total} line(s), "
-            f"{self.report.skipped.get(PROGRAM_OUTPUT, 0)} of program output{shown}"
-            if self.report.bytes_read
-            else "0 line(s): the file is empty (0 bytes)"
-        )
+
+def no_trace_error(
+    path: str | Path, report: FileReport, first_output: tuple[int, str] | None
+) -> TraceFormatError:
+    """The error for a file without one readable trace line (``report`` is the
+    whole file's, ``first_output`` its first line of program output)."""
+    if report.skipped.keys() == {NUL_BYTES}:
         return TraceFormatError(
-            f"no trace line in this file: {counted}. "
-            "A physical trace has lines like 'nonblock_send, 8192, 3, 19'; was the program "
-            "built with -DENABLE_TRACE_PHYSICAL, and is this its stdout?",
-            path=self.path,
+            f"only NUL bytes in this file ({report.bytes_read:,} bytes): its data was "
+            "never written (did the node crash, or the disk fill up?). Rerun the program, "
+            "or pass the output of another run.",
+            path=path,
         )
+    problems = report.lines_skipped - report.skipped.get(PROGRAM_OUTPUT, 0)
+    if problems:
+        first = next(e for e in report.examples if e.reason != PROGRAM_OUTPUT)
+        return TraceFormatError(
+            f"no readable trace line: {problems} line(s) could not be read (first: "
+            f"{first.reason}: {first.text!r}). Fix the file or rerun the program.",
+            path=path,
+            line=first.line,
+        )
+    text = "" if first_output is None else first_output[1]
+    text = text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "..."
+    shown = f" (first: {text!r})" if text else ""
+    counted = (
+        f"{report.lines_total} line(s), "
+        f"{report.skipped.get(PROGRAM_OUTPUT, 0)} of program output{shown}"
+        if report.bytes_read
+        else "0 line(s): the file is empty (0 bytes)"
+    )
+    return TraceFormatError(
+        f"no trace line in this file: {counted}. "
+        "A physical trace has lines like 'nonblock_send, 8192, 3, 19'; was the program "
+        "built with -DENABLE_TRACE_PHYSICAL, and is this its stdout?",
+        path=path,
+    )
 
 
 _BLANK, _TRACEISH, _NUL, _OUTPUT = range(4)
@@ -389,15 +465,9 @@ def _kind(raw: bytes) -> int:
     return _NUL if b"\0" in raw else _OUTPUT
 
 
-def _empty_frame() -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "send_type": pd.Categorical.from_codes(
-                np.array([], dtype=np.int8), dtype=SEND_TYPE_DTYPE
-            ),
-            **{
-                name: np.array([], dtype=PHYSICAL_INT_DTYPES[name]) for name in PHYSICAL_COLUMNS[1:]
-            },
-        },
-        columns=list(PHYSICAL_COLUMNS),
-    )
+_EMPTY_BLOCK = PhysicalBlock(
+    np.zeros(0, dtype=np.int8),
+    np.zeros(0, dtype=np.int64),
+    np.zeros(0, dtype=np.int32),
+    np.zeros(0, dtype=np.int32),
+)

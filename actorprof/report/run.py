@@ -312,7 +312,8 @@ def run_report(
     timeline
         Also build the timeline of the logical trace (a second, fast pass).
     jobs, cache, cache_dir, scheduler
-        How the logical and PAPI traces are read (see :func:`actorprof.logical_view`).
+        How the logical, timeline, PAPI and physical traces are read (see
+        :func:`actorprof.logical_view`).
     progress
         Told the bytes and files of every read, one kind after the other
         (e.g. the CLI's progress line).
@@ -407,6 +408,12 @@ def run_report(
                 pes_per_node=k,
                 report=report,
                 progress=progress,
+                engine=Engine(
+                    jobs=jobs,
+                    cache=cache or cache_dir is not None,
+                    cache_dir=cache_dir,
+                    scheduler=scheduler,
+                ),
             ),
         )
         if read is not None:

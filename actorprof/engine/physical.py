@@ -1,0 +1,221 @@
+"""Map/reduce of the physical trace: byte ranges of ``physical.txt`` -> sparse sums.
+
+``physical.txt`` is one file, so the work units are byte ranges of it cut
+at line ends (:func:`actorprof.engine.run._cuts`). The map step
+(:func:`reduce_physical_range`) runs the physical format's one block loop
+(:class:`actorprof.read.PhysicalScan`) over a range and reduces each block
+to its links (:class:`actorprof.analyze.physical_partial.PhysicalPartial`),
+and to its buffers per link and size when the aggregation model wants them.
+A range does not know its first line number: it counts its lines, and the
+merge, in file order, shifts its line numbers (skipped-line examples, the
+first program output, an error's line) by the lines of the ranges before.
+So every way (this process, local processes, Dask, any range size) gives
+the numbers, line accounting and errors of the plain reader
+(:func:`actorprof.iter_physical`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
+
+from .._progress import ProgressSink
+from ..analyze.physical_partial import PhysicalPartial
+from ..errors import TraceFormatError, UsageError
+from ..read import (
+    FileReport,
+    PhysicalScan,
+    ReadReport,
+    begin_physical_read,
+    no_trace_error,
+    physical_file,
+)
+from .cache import TraceCache, _stat
+from .physical_cache import load_physical, save_physical
+from .run import Engine, _cuts, run_map
+
+__all__ = ["PhysicalRange", "PhysicalUnit", "reduce_physical", "reduce_physical_range"]
+
+#: Ranges per worker: small enough that the workers finish together.
+_RANGES_PER_WORKER = 4
+
+
+@dataclass(frozen=True)
+class PhysicalUnit:
+    """One map task: the lines in bytes ``[start, stop)`` (None: to the end)."""
+
+    path: str
+    start: int
+    stop: int | None
+    num_pes: int | None
+    sized: bool
+    block_bytes: int
+
+
+@dataclass
+class PhysicalRange:
+    """What the map step of one range returns (picklable; line numbers
+    relative to the range's first line)."""
+
+    start: int
+    partial: PhysicalPartial
+    report: FileReport
+    first_output: tuple[int, str] | None = None
+    #: (line relative to the range or None, message) of the error that stopped it.
+    error: tuple[int | None, str] | None = None
+
+
+def reduce_physical_range(unit: PhysicalUnit) -> PhysicalRange:
+    """The map step (runs in this process, a worker process or on a Dask worker).
+
+    An error is returned, not raised, so that the merge can make its line
+    number absolute.
+    """
+    report = FileReport(unit.path)
+    scan = PhysicalScan(Path(unit.path), report, unit.num_pes)
+    sums = _Sums(unit.sized)
+    error = None
+    try:
+        for block in scan.blocks(unit.block_bytes, start=unit.start, stop=unit.stop):
+            sums.add(
+                PhysicalPartial.of_block(
+                    block.codes, block.buffer_bytes, block.src_pe, block.dst_pe, sized=unit.sized
+                )
+            )
+    except TraceFormatError as exc:
+        error = (exc.line, exc.message)
+    return PhysicalRange(unit.start, sums.result(), report, scan.first_output, error)
+
+
+class _Sums:
+    """Partials summed as they come, in bounded memory: the pending ones are
+    joined once they hold more rows than the sum so far (at 65,536 PEs nearly
+    every line is a link of its own, so the sum is as big as what is pending)."""
+
+    def __init__(self, sized: bool) -> None:
+        self.total = PhysicalPartial(sized=sized)
+        self.pending: list[PhysicalPartial] = []
+        self.rows = 0
+
+    def add(self, part: PhysicalPartial) -> None:
+        self.pending.append(part)
+        self.rows += len(part.links) + len(part.sized_links)
+        if self.rows > max(len(self.total.links) + len(self.total.sized_links), 1 << 20):
+            self._join()
+
+    def _join(self) -> None:
+        if self.pending:
+            parts, self.pending, self.rows = [self.total, *self.pending], [], 0
+            self.total = PhysicalPartial.join(parts)
+
+    def result(self) -> PhysicalPartial:
+        self._join()
+        return self.total
+
+
+def reduce_physical(
+    path: str | PathLike[str],
+    *,
+    num_pes: int | None = None,
+    report: ReadReport,
+    engine: Engine | None = None,
+    progress: ProgressSink | None = None,
+    sized: bool = False,
+) -> PhysicalPartial:
+    """Read a physical trace with ``engine``: its sums (per size too when ``sized``).
+
+    Fills ``report`` as :func:`actorprof.iter_physical` does (the file's line
+    accounting, with exact line numbers) and raises the same errors.
+
+    Raises
+    ------
+    UsageError
+        ``num_pes < 1``, or a bad engine setting.
+    NoTraceError
+        A folder without ``physical.txt``.
+    TraceFormatError
+        The file cannot be read, has no trace line, or names a PE at or
+        beyond ``num_pes`` (file and line named).
+    """
+    engine = engine or Engine()
+    if engine.split_bytes < 1 or engine.block_bytes < 1:
+        raise UsageError("split_bytes and block_bytes must be >= 1")
+    begin_physical_read(report, num_pes)
+    file = physical_file(path)
+    size = file.stat().st_size
+    report.bytes_planned, report.files_planned = size, 1
+    if progress is not None:
+        progress.begin(size, 1)
+    cache = TraceCache(engine.cache_dir, kind="physical") if engine.cache else None
+    if cache is not None:
+        hit = load_physical(cache, file, num_pes=num_pes, sized=sized, report=report)
+        if hit is not None:
+            partial, file_report = hit
+            report.files.append(file_report)
+            if progress is not None:
+                progress.update(file_report.bytes_read, 1)
+            return partial
+    stat = _stat(file)  # before the read: a file written meanwhile is not cached
+    units = _plan(file, size, engine, num_pes=num_pes, sized=sized)
+    serial = _serial(engine, size)
+    found: dict[int, PhysicalRange] = {}
+    done = 0
+    for unit, result in run_map(reduce_physical_range, units, engine, serial=serial):
+        found[unit.start] = result
+        done += result.report.bytes_read
+        if progress is not None:
+            progress.update(done, int(len(found) == len(units)))
+    ranges = [found[unit.start] for unit in units]
+    partial = _merge(file, ranges, report)
+    if cache is not None:
+        save_physical(
+            cache, file, partial, report.files[-1], num_pes=num_pes, stat=stat, report=report
+        )
+    return partial
+
+
+def _serial(engine: Engine, size: int) -> bool:
+    """Whether the map runs in this process (one worker, or too little to read)."""
+    return engine.scheduler is None and (engine.workers <= 1 or size < engine.parallel_min_bytes)
+
+
+def _plan(
+    file: Path, size: int, engine: Engine, *, num_pes: int | None, sized: bool
+) -> list[PhysicalUnit]:
+    """Ranges of ``split_bytes``; in parallel, a few per worker, so that they finish together."""
+    split = engine.split_bytes
+    if not _serial(engine, size):
+        workers = engine.workers if engine.scheduler is None else _RANGES_PER_WORKER
+        split = min(split, max(engine.block_bytes, -(-size // (_RANGES_PER_WORKER * workers))))
+    cuts = _cuts(file, size, split) if size > split else [0]
+    stops: list[int | None] = [*cuts[1:], None]
+    return [
+        PhysicalUnit(str(file), a, b, num_pes, sized, engine.block_bytes)
+        for a, b in zip(cuts, stops, strict=True)
+    ]
+
+
+def _merge(file: Path, ranges: list[PhysicalRange], report: ReadReport) -> PhysicalPartial:
+    """The ranges, in file order, as the whole file: absolute line numbers, one report."""
+    file_report = FileReport(str(file)) if len(ranges) > 1 else ranges[0].report
+    report.files.append(file_report)
+    first_output = None
+    offset = 0
+    for part in ranges:
+        if part.error is not None:
+            line, message = part.error
+            raise TraceFormatError(message, path=file, line=None if line is None else line + offset)
+        if len(ranges) > 1:
+            file_report.absorb(part.report, offset)
+        if first_output is None and part.first_output is not None:
+            line, text = part.first_output
+            first_output = (line + offset, text)
+        offset += part.report.lines_total
+    if file_report.lines_read == 0:
+        raise no_trace_error(file, file_report, first_output)
+    sums = _Sums(ranges[0].partial.sized)
+    for part in ranges:  # each range's sums let go once added
+        sums.add(part.partial)
+        part.partial = PhysicalPartial(sized=part.partial.sized)
+    return sums.result()

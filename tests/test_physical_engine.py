@@ -1,0 +1,387 @@
+"""The physical trace through the engine (byte ranges, processes, Dask) vs the plain reader.
+
+Every way of reading ``physical.txt`` must give what the plain reader
+(:func:`actorprof.iter_physical` reduced chunk by chunk) gives, bit for bit:
+the view's matrices, summary and tables, the buffers per link and size, the
+line accounting with its skipped-line examples (exact file lines, though a
+range does not know where it starts), and the same errors with the same
+line.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from actorprof import ReadReport, TraceFormatError, iter_physical
+from actorprof.analyze.conveyors import physical_buffers
+from actorprof.analyze.physical_partial import PhysicalPartial
+from actorprof.cli import main
+from actorprof.engine import Engine
+from actorprof.engine import physical as physical_engine
+from actorprof.engine.physical import reduce_physical
+from actorprof.kinds.aggregation import physical_view_and_buffers, read_physical_buffers
+from actorprof.kinds.physical import PhysicalView, build_physical_view, physical_view
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
+REAL = Path("/work/shared/real-traces")
+
+
+def _traces() -> list[Path]:
+    found = sorted(DATA.rglob("physical.txt")) + sorted((ROOT / "examples").rglob("physical.txt"))
+    if REAL.is_dir():
+        found += sorted(REAL.rglob("physical.txt"))
+    return [p for p in found if p.is_file()]
+
+
+TRACES = _traces()
+
+#: Every way: one range in this process, tiny ranges and blocks (a cut at
+#: nearly every line), and two worker processes over small ranges.
+WAYS = {
+    "serial": Engine(jobs=1),
+    "tiny-ranges": Engine(jobs=1, split_bytes=7, block_bytes=5),
+    "small-ranges": Engine(jobs=1, split_bytes=64, block_bytes=32),
+    "j2": Engine(jobs=2, split_bytes=96, block_bytes=40, parallel_min_bytes=0),
+}
+
+
+def plain(path: Path, **kw: Any) -> tuple[PhysicalView | Exception, ReadReport]:
+    """The reader before the engine: chunks of iter_physical, reduced one by one."""
+    report = ReadReport(kind="physical")
+    try:
+        chunks = iter_physical(path, num_pes=kw.get("num_pes"), report=report)
+        return build_physical_view(chunks, report, path=str(path), **kw), report
+    except Exception as exc:  # compared with the engine's
+        return exc, report
+
+
+def engine(path: Path, way: Engine, **kw: Any) -> tuple[PhysicalView | Exception, ReadReport]:
+    report = ReadReport(kind="physical")
+    try:
+        return physical_view(path, report=report, engine=way, **kw), report
+    except Exception as exc:
+        return exc, report
+
+
+def assert_same(a: tuple[Any, ReadReport], b: tuple[Any, ReadReport]) -> None:
+    (va, ra), (vb, rb) = a, b
+    if isinstance(va, Exception) or isinstance(vb, Exception):
+        assert type(va) is type(vb), (va, vb)
+        assert str(va) == str(vb)
+        assert getattr(va, "line", None) == getattr(vb, "line", None)
+        return
+    assert va.summary() == vb.summary()
+    assert va.summary_lines() == vb.summary_lines()
+    pd.testing.assert_frame_equal(va.pairs(), vb.pairs())
+    pd.testing.assert_frame_equal(va.pes, vb.pes)
+    for t, m in va.matrices.by_type.items():
+        pd.testing.assert_frame_equal(m.pairs, vb.matrices.by_type[t].pairs)
+        pd.testing.assert_series_equal(m.pe_node, vb.matrices.by_type[t].pe_node)
+        assert m.messages == vb.matrices.by_type[t].messages
+    assert va.matrices.max_buffer_bytes == vb.matrices.max_buffer_bytes
+    assert va.matrices.lines == vb.matrices.lines
+    assert ra.files == rb.files  # every FileReport field, examples and their lines included
+    assert ra.to_dict() == rb.to_dict()
+    assert ra.notes == rb.notes and ra.warnings == rb.warnings
+    assert ra.skipped_summary() == rb.skipped_summary()
+    assert ra.expected_summary() == rb.expected_summary()
+
+
+def _name(trace: Path) -> str:
+    return str(trace.parent.relative_to(trace.parents[2]))
+
+
+#: Worker processes on the bigger traces (the small ones take the in-process ways).
+CASES = [
+    (trace, way)
+    for trace in TRACES
+    for way in WAYS
+    if way != "j2" or trace.stat().st_size >= 10_000
+]
+
+
+@pytest.mark.parametrize(("trace", "way"), CASES, ids=[f"{_name(t)}-{w}" for t, w in CASES])
+def test_every_way_gives_the_plain_readers_view(trace: Path, way: str) -> None:
+    engine_ = WAYS[way]
+    if way == "j2":
+        engine_ = Engine(jobs=2, split_bytes=trace.stat().st_size // 5 + 1, parallel_min_bytes=0)
+    assert_same(plain(trace), engine(trace, engine_))
+    assert_same(plain(trace, pes_per_node=2), engine(trace, engine_, pes_per_node=2))
+
+
+@pytest.mark.parametrize(
+    "trace", TRACES, ids=[str(p.parent.relative_to(p.parents[2])) for p in TRACES]
+)
+def test_buffers_per_size_are_the_plain_readers(trace: Path) -> None:
+    try:
+        chunks = list(iter_physical(trace, report=ReadReport()))
+    except TraceFormatError:
+        with pytest.raises(TraceFormatError):
+            read_physical_buffers(trace, report=ReadReport(), engine=WAYS["tiny-ranges"])
+        return
+    expected = physical_buffers(chunks)
+    for way in ("serial", "tiny-ranges"):
+        got = read_physical_buffers(trace, report=ReadReport(), engine=WAYS[way])
+        pd.testing.assert_frame_equal(expected, got)
+        view, both = physical_view_and_buffers(trace, report=ReadReport(), engine=WAYS[way])
+        pd.testing.assert_frame_equal(expected, both)
+        assert_same(plain(trace), (view, view.report))
+
+
+def damaged(path: Path) -> Path:
+    """Every kind of line, program output and the PE map included, CRLF, NUL, a cut end."""
+    lines = [
+        b"Logical actor message trace enabled",
+        *(f"PE:{i}, Node {i // 2}".encode() for i in range(4)),
+        b"local_send, 64, 0, 1",
+        b"",
+        b"nonblock_send: 8192 1 3",
+        b"  nonblock_progress , 0 , 1 , 3, t=0.25\r",
+        b"local_send, 10x0, 2, 3",
+        b"local_send, 64, -1, 2",
+        b"nonblock_send, 99999999999999999999, 0, 2",
+        b"local_send, 64, 3, 4294967296",
+        b"\0\0\0\0",
+        b"[PE 1] progress: done",
+        *(f"local_send, {64 * (i % 3)}, {i % 4}, {(i * 7) % 4}".encode() for i in range(40)),
+        b"nonblock_sendx, 1, 2, 3",
+        b"   \t",
+        b"local_send, 5, 1",
+        *(f"nonblock_send, {i}, {i % 4}, {(i + 1) % 4}".encode() for i in range(30)),
+        b"local_send, 8, 2",  # cut: no line end
+    ]
+    path.write_bytes(b"\n".join(lines))
+    return path
+
+
+def test_damaged_trace_every_way(tmp_path: Path) -> None:
+    trace = damaged(tmp_path / "physical.txt")
+    base = plain(trace)
+    assert not isinstance(base[0], Exception)
+    for way in WAYS.values():
+        assert_same(base, engine(trace, way))
+    # the examples name exact file lines, whatever the ranges
+    report = engine(trace, WAYS["tiny-ranges"])[1]
+    shown = {(e.line, e.reason) for e in report.files[0].examples}
+    assert (10, "broken trace line (expected: send type, bytes, src_pe, dst_pe)") in shown
+    assert (11, "negative value in src_pe") in shown
+    assert (14, "NUL bytes (file blocks never written; the node probably crashed)") in shown
+    f = report.files[0]
+    assert f.lines_total == trace.read_bytes().count(b"\n") + 1
+    assert f.skipped["program output"] == 7  # banner, four PE-map lines, progress, nonblock_sendx
+    assert f.skipped["last line cut (no line end; the job was probably killed)"] == 1
+
+
+@pytest.mark.parametrize("num_pes", [2, 3])
+def test_pe_beyond_num_pes_same_error_and_line(tmp_path: Path, num_pes: int) -> None:
+    trace = damaged(tmp_path / "physical.txt")
+    base = plain(trace, num_pes=num_pes)
+    assert isinstance(base[0], TraceFormatError) and base[0].line is not None
+    for way in WAYS.values():
+        assert_same(base, engine(trace, way, num_pes=num_pes))
+
+
+def test_first_line_beyond_num_pes_whatever_the_column(tmp_path: Path) -> None:
+    """dst_pe beyond on an earlier line than src_pe: the earlier line is named,
+    however the file is cut into blocks (it used to depend on them)."""
+    trace = tmp_path / "physical.txt"
+    trace.write_text("local_send, 1, 0, 1\nlocal_send, 1, 0, 7\nlocal_send, 1, 9, 0\n")
+    for way in WAYS.values():
+        error, _ = engine(trace, way, num_pes=4)
+        assert isinstance(error, TraceFormatError)
+        assert (error.line, error.message.split(" but")[0]) == (2, "dst_pe 7")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"hello\nworld\n", b"\0\0\0\n\0\0", b"local_send, 1, 2\nPE:0, Node 0\n", b"x" * 300],
+    ids=["empty", "output", "nul", "broken", "one-long-line"],
+)
+def test_no_trace_line_same_error(tmp_path: Path, content: bytes) -> None:
+    trace = tmp_path / "physical.txt"
+    trace.write_bytes(content)
+    base = plain(trace)
+    assert isinstance(base[0], TraceFormatError)
+    for way in WAYS.values():
+        assert_same(base, engine(trace, way))
+
+
+def test_missing_file_same_error(tmp_path: Path) -> None:
+    for missing in (tmp_path / "nothing.txt", tmp_path):
+        for way in WAYS.values():
+            assert_same(plain(missing), engine(missing, way))
+
+
+def test_partials_do_not_depend_on_cuts() -> None:
+    rng = np.random.default_rng(1)
+    n = 5000
+    codes = rng.integers(0, 3, n).astype(np.int8)
+    size = rng.choice(np.array([0, 64, 10_000, 2**32]), n).astype(np.int64)
+    for pes in (8, 3000):  # the dense table, and the sorted keys
+        src = rng.integers(0, pes, n).astype(np.int32)
+        dst = rng.integers(0, pes, n).astype(np.int32)
+        for sized in (False, True):
+            whole = PhysicalPartial.of_block(codes, size, src, dst, sized=sized)
+            cuts = [0, 1, 17, 2500, 4999, n]
+            parts = [
+                PhysicalPartial.of_block(codes[a:b], size[a:b], src[a:b], dst[a:b], sized=sized)
+                for a, b in itertools.pairwise(cuts)
+            ]
+            joined = PhysicalPartial.join(parts)
+            for name in ("links", "calls", "nbytes", "max_bytes", "sized_links", "sizes"):
+                np.testing.assert_array_equal(getattr(whole, name), getattr(joined, name))
+            assert whole.lines == joined.lines == n
+            assert int(whole.calls.sum()) == n
+            frame = pd.DataFrame(
+                {"code": codes, "size": size, "src": src.astype(np.int64), "dst": dst}
+            )
+            sums = frame.groupby(["code", "src", "dst"])["size"].agg(["size", "sum"])
+            np.testing.assert_array_equal(whole.calls, sums["size"].to_numpy())
+            np.testing.assert_array_equal(whole.nbytes, sums["sum"].to_numpy())
+
+
+def test_progress_told_the_whole_file(tmp_path: Path) -> None:
+    trace = damaged(tmp_path / "physical.txt")
+    seen: list[tuple[str, int, int]] = []
+
+    class Sink:
+        def begin(self, total: int, files: int) -> None:
+            seen.append(("begin", total, files))
+
+        def update(self, done: int, files: int) -> None:
+            seen.append(("update", done, files))
+
+        def close(self) -> None:
+            pass
+
+    reduce_physical(trace, report=ReadReport(), engine=WAYS["small-ranges"], progress=Sink())
+    size = trace.stat().st_size
+    assert seen[0] == ("begin", size, 1)
+    assert seen[-1] == ("update", size, 1)
+    assert [s[1] for s in seen[1:]] == sorted(s[1] for s in seen[1:])
+
+
+def test_cli_physical_jobs_identical_files(tmp_path: Path) -> None:
+    trace = damaged(tmp_path / "physical.txt")
+    runner = CliRunner()
+    outputs = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}"
+        result = runner.invoke(
+            main, ["physical", str(trace), "-o", str(out), "-j", jobs, "--no-cache"]
+        )
+        assert result.exit_code == 0, result.output
+        outputs[jobs] = {
+            p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.suffix in (".csv", ".json")
+        }
+        assert f"{trace}:10: broken trace line" in result.stderr
+    assert outputs["1"] == outputs["2"]
+    bad = runner.invoke(main, ["physical", str(trace), "--num-pes", "2", "-j", "2"])
+    assert bad.exit_code == 1
+    assert f"{trace}:8: dst_pe 3 but --num-pes is 2" in bad.stderr and "Traceback" not in bad.stderr
+    usage = runner.invoke(main, ["physical", str(trace), "-j", "-1"])
+    assert usage.exit_code == 2
+
+
+def test_dask_local_cluster_identical(tmp_path: Path) -> None:
+    if os.environ.get("CI") and not os.environ.get("ACTORPROF_NO_EXTRAS"):
+        import distributed
+    else:
+        distributed = pytest.importorskip("distributed")
+    trace = damaged(tmp_path / "physical.txt")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
+        way = Engine(scheduler=cluster.scheduler_address, split_bytes=100)
+        assert_same(plain(trace), engine(trace, way))
+        assert_same(plain(trace, num_pes=3), engine(trace, way, num_pes=3))
+
+
+def test_cache_cold_warm_edited_damaged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm read gives the cold read's view and accounting; an edited file
+    (same size, mtime put back) is read again; a damaged entry is noted,
+    ignored and rewritten; --num-pes and the per-size sums are in the key."""
+    trace = damaged(tmp_path / "physical.txt")
+    way = Engine(jobs=1, cache=True, cache_dir=tmp_path / "cache", split_bytes=200)
+    base = plain(trace)
+    cold = engine(trace, way)
+    with monkeypatch.context() as m:  # a warm read reads nothing
+        m.setattr(physical_engine, "run_map", None)
+        warm = engine(trace, way)
+    assert_same(base, cold)
+    assert_same(base, warm)
+    entries = sorted((tmp_path / "cache" / "physical").glob("*.npz"))
+    assert len(entries) == 1
+    # the buffers per size are another entry (and the same frame warm)
+    expected = physical_buffers(list(iter_physical(trace, report=ReadReport())))
+    for _ in range(2):
+        got = read_physical_buffers(trace, report=ReadReport(), engine=way)
+        pd.testing.assert_frame_equal(expected, got)
+    assert len(list((tmp_path / "cache" / "physical").glob("*.npz"))) == 2
+    # --num-pes: its own entry, and its error is never cached
+    for _ in range(2):
+        assert_same(plain(trace, num_pes=3), engine(trace, way, num_pes=3))
+        assert_same(plain(trace, num_pes=4), engine(trace, way, num_pes=4))
+    # edited in place, same size, mtime put back: read again
+    st = trace.stat()
+    text = trace.read_bytes().replace(b"local_send, 64, 0, 1", b"local_send, 64, 0, 2", 1)
+    trace.write_bytes(text)
+    os.utime(trace, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert_same(plain(trace), engine(trace, way))
+    # damaged entry: a note, the right answer, and a good entry again
+    for entry in (tmp_path / "cache" / "physical").glob("*.npz"):
+        entry.write_bytes(entry.read_bytes()[:100])
+    view, report = engine(trace, way)
+    assert "is damaged" in report.notes.pop(0)  # the rest as the plain reader's
+    assert_same(plain(trace), (view, report))
+    again = engine(trace, way)
+    assert_same(plain(trace), again)
+
+
+def test_cache_entry_with_tampered_sums_is_refused(tmp_path: Path) -> None:
+    trace = damaged(tmp_path / "physical.txt")
+    way = Engine(jobs=1, cache=True, cache_dir=tmp_path / "cache")
+    engine(trace, way)
+    (entry,) = (tmp_path / "cache" / "physical").glob("*.npz")
+    with np.load(entry) as npz:
+        arrays = dict(npz)
+    arrays["calls"] = arrays["calls"] * 2  # disagrees with the line count
+    with open(entry, "wb") as out:
+        np.savez(out, **arrays)
+    view, report = engine(trace, way)
+    assert "is damaged" in report.notes.pop(0)
+    assert_same(plain(trace), (view, report))
+
+
+def test_cli_physical_uses_the_cache(tmp_path: Path) -> None:
+    trace = damaged(tmp_path / "physical.txt")
+    runner = CliRunner()
+    env = {"ACTORPROF_CACHE_DIR": str(tmp_path / "cache")}
+    results = [
+        runner.invoke(
+            main, ["physical", str(trace), "-o", str(tmp_path / f"o{i}"), "-j", "1"], env=env
+        )
+        for i in range(2)
+    ]
+    assert [r.exit_code for r in results] == [0, 0]
+    assert results[0].stderr == results[1].stderr
+    assert len(list((tmp_path / "cache" / "physical").glob("*.npz"))) == 1
+    files = [
+        {p.name: p.read_bytes() for p in (tmp_path / f"o{i}").iterdir() if p.suffix != ".png"}
+        for i in range(2)
+    ]
+    assert files[0] == files[1]
+    runner.invoke(
+        main,
+        ["physical", str(trace), "-o", str(tmp_path / "o3"), "--cache-dir", str(tmp_path / "c2")],
+    )
+    assert len(list((tmp_path / "c2" / "physical").glob("*.npz"))) == 1
