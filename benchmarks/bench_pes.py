@@ -64,7 +64,7 @@ def main() -> int:
         out = Path(tempfile.mkdtemp(prefix="actorprof-out-"))
         commands = ["logical"] if args.skip_report else ["logical", "report"]
         ways: dict[str, list[str]] = {
-            "cat": [f"find {trace} -name '*.csv' -print0 | xargs -0 cat > /dev/null"],
+            "cat": [f"find {trace}/ -name '*.csv' -print0 | xargs -0 cat > /dev/null"],
             **{
                 name: [
                     sys.executable,

@@ -220,3 +220,31 @@ def test_many_pes_get_fewer_bins() -> None:
     assert tl.counts.shape[1] == n
     assert tl.counts.size <= MAX_CELLS
     assert tl.counts.to_numpy().sum() == 200_000
+
+
+def test_heat_strip_pools_many_pes_by_their_max() -> None:
+    """Beyond 512 PEs an image row is a block of PEs showing its busiest PE:
+    a PE that sent 50 messages in one bin is seen among 4,096 (nearest
+    sampling of one row per PE showed one PE in eight)."""
+    import pandas as pd
+
+    from actorprof.analyze.timeline import send_timeline
+    from actorprof.plot.timeline import MAX_HEAT_ROWS
+
+    n = 4096
+    pes = np.r_[np.arange(n), np.full(50, 1234)]
+    times = 1_700_000_000.0 + np.r_[np.linspace(0, 1, n), np.full(50, 0.5)]
+    frame = pd.DataFrame({"src_pe": pes, "time_s": times})
+    import matplotlib.pyplot as plt
+
+    _, (ax, other) = plt.subplots(2)
+    tl = send_timeline(frame, num_pes=n, base_s=0.1)
+    plot_timeline_heat(tl, ax=ax)
+    image = ax.images[0].get_array()
+    assert image.shape[0] == MAX_HEAT_ROWS == n // 8
+    assert float(image.max()) == float(tl.counts.to_numpy().max()) >= 50
+    assert float(image[1234 // 8].max()) >= 50  # the busy PE's block
+    assert ax.get_ylabel() == "source PE (blocks of 8: max)"
+    small = plot_timeline_heat(send_timeline(frame[frame.src_pe < 100], num_pes=100), ax=other)
+    assert small.images[0].get_array().shape[0] == 100 and small.get_ylabel() == "source PE"
+    plt.close("all")

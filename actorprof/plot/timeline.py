@@ -82,6 +82,22 @@ def plot_rate(
     return ax
 
 
+#: Image rows of the heat strip at most: beyond, blocks of PEs (their max).
+MAX_HEAT_ROWS = 512
+
+
+def _block_max(counts: np.ndarray, block: int) -> np.ndarray:
+    """``counts`` (bins x PEs) with each run of ``block`` PE columns reduced to
+    its largest value (the last run may be shorter)."""
+    if block == 1 or not counts.size:
+        return counts
+    bins, pes = counts.shape
+    padded = np.zeros((bins, -(-pes // block) * block), dtype=counts.dtype)
+    padded[:, :pes] = counts
+    pooled: np.ndarray = padded.reshape(bins, -1, block).max(axis=2)
+    return pooled
+
+
 def plot_timeline_heat(
     timeline: Timeline,
     *,
@@ -124,8 +140,13 @@ def plot_timeline_heat(
     from matplotlib.colors import LogNorm, Normalize
 
     ax = get_ax(ax)
-    values = timeline.counts.to_numpy(dtype=np.float64).T  # PEs x bins
-    n_pes, n_bins = values.shape if values.size else (len(timeline.counts.columns), 0)
+    counts = timeline.counts.to_numpy()
+    n_pes, n_bins = counts.T.shape if counts.size else (len(timeline.counts.columns), 0)
+    # beyond MAX_HEAT_ROWS PEs a row is a block of PEs, its largest count:
+    # an image row per PE would be sampled (one PE in 100 shown at 65,536
+    # PEs, a hot one missed) and its float copies cost gigabytes
+    block = max(1, -(-n_pes // MAX_HEAT_ROWS))
+    values = _block_max(counts, block).T.astype(np.float64)  # rows x bins
     end = n_bins * timeline.bin_s
     vmax = float(values.max()) if values.size else 1.0
     norm: Normalize
@@ -142,11 +163,13 @@ def plot_timeline_heat(
         "norm": norm,
         "extent": (0.0, end if n_bins else 1.0, max(n_pes, 1) - 0.5, -0.5),
     }
+    if block > 1:  # each image row spans its block of PEs: PE ids stay on the axis
+        options["extent"] = (0.0, end if n_bins else 1.0, len(values) * block - 0.5, -0.5)
     image = ax.imshow(
         shown if values.size else np.zeros((max(n_pes, 1), 1)), **{**options, **kwargs}
     )
     ax.set_xlabel("time since first send (s)")
-    ax.set_ylabel("source PE")
+    ax.set_ylabel("source PE" if block == 1 else f"source PE (blocks of {block}: max)")
     if n_pes > 0:
         # one label per 1.4 font heights at most (as the heatmap): 32 PEs in a
         # short strip would overlap
@@ -157,7 +180,8 @@ def plot_timeline_heat(
         ax.set_yticks(range(0, n_pes, step), [str(pes[k]) for k in range(0, n_pes, step)])
     if colorbar:
         bar = ax.figure.colorbar(image, ax=ax, pad=0.01)
-        bar.set_label(f"messages per {timeline.bin_s * 1e3:.3g} ms")
+        per = "" if block == 1 else ", busiest PE of the block"
+        bar.set_label(f"messages per {timeline.bin_s * 1e3:.3g} ms{per}")
     if title:
         ax.set_title(title)
     return ax
