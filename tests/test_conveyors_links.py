@@ -69,7 +69,10 @@ def _check(pairs: pd.DataFrame, physical: pd.DataFrame, topology: Topology) -> p
     got = compared_links(pairs, physical, topology)
     assert list(got.columns) == list(CHECK_COLUMNS)
     assert got["src_pe"].dtype == np.int32 and got["dst_pe"].dtype == np.int32
-    pd.testing.assert_frame_equal(got, _reference(pairs, physical, topology))
+    reference = _reference(pairs, physical, topology)
+    # an empty table's index: RangeIndex here, an object Index from pandas 1.5's merges
+    index_type = "equiv" if len(reference) else False
+    pd.testing.assert_frame_equal(got, reference, check_index_type=index_type)
     return got
 
 
@@ -298,7 +301,10 @@ def test_compare_run_holds_about_one_link_table() -> None:
     tracemalloc.stop()
     table = int(result.links.memory_usage(deep=True).sum())
     assert len(result.links) > 150_000 and result.verdict == "not one run"
-    assert peak < 1.8 * table, (peak, table)  # 1.5x here; the pandas route 2.7x
+    # 1.5x with pandas 2 (the pandas route: 2.7x); pandas 1.5, the floor,
+    # copies more on the way (3.2x measured by .ci/floors)
+    bound = 1.8 if int(pd.__version__.split(".")[0]) >= 2 else 3.6
+    assert peak < bound * table, (peak, table)
 
 
 # --- compare_run without keeping the links: counted block by block -----------
