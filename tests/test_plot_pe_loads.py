@@ -33,7 +33,8 @@ def test_thousands_of_pes_thin_ticks() -> None:
     ax = Figure().add_subplot()
     plot_pe_loads(loads, ax=ax)
     labels = [t.get_text() for t in ax.get_xticklabels()]
-    assert len(ax.patches) == 2 and len(labels) <= 33 and labels[:2] == ["0", "128"]
+    # round steps, at most 24 labels of 4 digits
+    assert len(ax.patches) == 2 and len(labels) <= 24 and labels[:2] == ["0", "200"]
 
 
 def test_empty_is_an_error() -> None:
@@ -65,3 +66,25 @@ def test_rate_axis_has_no_offset() -> None:
     ax.figure.canvas.draw()
     assert ax.yaxis.get_offset_text().get_text() == ""
     assert any(t.get_text().endswith("M") for t in ax.get_yticklabels())
+
+
+def test_loads_start_at_zero_with_room_above_the_busiest_pe() -> None:
+    """A balanced run's steps sat on the frame (the axis ended at their max)."""
+    loads = pd.DataFrame({"sent": [20015, 20000, 19904, 20172], "received": [20172] * 4})
+    ax = Figure().add_subplot()
+    plot_pe_loads(loads, ax=ax)
+    bottom, top = ax.get_ylim()
+    assert bottom == 0 and top == pytest.approx(20172 * 1.06)
+
+
+def test_pe_labels_do_not_run_together_at_65536_pes() -> None:
+    """32 labels of 5 digits overlapped: at most 16 there, on round steps."""
+    n = 65536
+    loads = pd.DataFrame({"sent": np.ones(n), "received": np.ones(n)})
+    ax = Figure(figsize=(14, 4.5)).add_subplot()
+    plot_pe_loads(loads, ax=ax)
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert 4 <= len(labels) <= 16 and labels[:2] == ["0", "5000"]
+    small = Figure().add_subplot()
+    plot_pe_loads(pd.DataFrame({"sent": np.ones(8)}), ax=small)
+    assert [t.get_text() for t in small.get_xticklabels()] == [str(i) for i in range(8)]

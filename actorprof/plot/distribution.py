@@ -17,7 +17,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 from numpy.typing import NDArray
 
 from actorprof.plot._palettes import color_cycle, desaturate
-from actorprof.plot._style import format_count, format_thousands, get_ax, stairs
+from actorprof.plot._style import format_count, format_thousands, get_ax, nice_step, stairs
 
 __all__ = ["POINTS_MAX", "plot_pe_loads", "plot_violin"]
 
@@ -329,8 +329,16 @@ def plot_pe_loads(
         stairs(ax, values, edges, label=str(name), baseline=None, **options)
         ax.axhline(float(np.nanmean(values)), color=colour, linewidth=0.9, linestyle=":")
     ax.set_xlim(edges[0], edges[-1])
-    ax.set_ylim(bottom=0)
-    step = max(1, -(-len(ids) // 32))
+    # from 0, with 6 % of headroom: the steps of a balanced run sat on the frame
+    top = float(np.nanmax(loads.to_numpy(dtype=np.float64))) if loads.size else 0.0
+    ax.set_ylim(0, top * 1.06 if math.isfinite(top) and top > 0 else 1.0)
+    # round steps, fewer for long ids: 32 labels of 5 digits ran together at 65,536 PEs
+    digits = len(str(int(np.max(ids)))) if len(ids) and np.issubdtype(ids.dtype, np.integer) else 3
+    step = (
+        1
+        if len(ids) <= 32
+        else nice_step(len(ids), 32 if digits <= 3 else 24 if digits == 4 else 16)
+    )
     ticks = positions[::step]
     ax.set_xticks(ticks, [str(ids[int(t)]) for t in ticks])
     ax.set_xlabel(unit_label)
