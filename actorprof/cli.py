@@ -139,68 +139,59 @@ def _common_options(func: F, formats: tuple[str, ...], dpi_note: str) -> F:
     return func
 
 
-def engine_options(func: F) -> F:
-    """How big traces are read: worker processes, the cache, a Dask cluster."""
-    options = [
-        click.option(
-            "-j",
-            "--jobs",
-            type=click.IntRange(min=0),
-            default=0,
-            metavar="N",
-            help="Worker processes reading files (and parts of big files) in parallel. "
-            "Default (0): the CPUs this process may use (its affinity, e.g. taskset or a "
-            "SLURM allocation, and at most SLURM_CPUS_PER_TASK).",
-        ),
-        click.option(
-            "--cache-dir",
-            type=click.Path(file_okay=False, path_type=Path),
-            default=None,
-            metavar="DIR",
-            help="Cache of reduced traces (one entry per trace folder), reused while a "
-            "file is unchanged. Default: $ACTORPROF_CACHE_DIR, else "
-            "$XDG_CACHE_HOME/actorprof or ~/.cache/actorprof. See: actorprof cache.",
-        ),
-        click.option("--no-cache", is_flag=True, help="Neither read nor write the cache."),
-        click.option(
-            "--scheduler",
-            default=None,
-            metavar="ADDRESS",
-            envvar="ACTORPROF_SCHEDULER",
-            help="Read on this dask.distributed scheduler (e.g. tcp://node:8786) instead "
-            "of local processes; env ACTORPROF_SCHEDULER. Needs actorprof[dask].",
-        ),
-    ]
+def _jobs_option(what: str) -> Callable[[F], F]:
+    return click.option(
+        "-j",
+        "--jobs",
+        type=click.IntRange(min=0),
+        default=0,
+        metavar="N",
+        help=f"Worker processes reading {what} in parallel. Default (0): the CPUs this "
+        "process may use (its affinity, e.g. taskset or a SLURM allocation, and at most "
+        "SLURM_CPUS_PER_TASK).",
+    )
+
+
+_scheduler_option = click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    envvar="ACTORPROF_SCHEDULER",
+    help="Read on this dask.distributed scheduler (e.g. tcp://node:8786) instead "
+    "of local processes; env ACTORPROF_SCHEDULER. Needs actorprof[dask].",
+)
+
+
+def _apply(func: F, options: list[Callable[[F], F]]) -> F:
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def engine_options(func: F) -> F:
+    """How big traces are read: worker processes, the cache, a Dask cluster."""
+    return _apply(
+        func,
+        [
+            _jobs_option("files (and parts of big files)"),
+            click.option(
+                "--cache-dir",
+                type=click.Path(file_okay=False, path_type=Path),
+                default=None,
+                metavar="DIR",
+                help="Cache of reduced traces (one entry per trace folder), reused while a "
+                "file is unchanged. Default: $ACTORPROF_CACHE_DIR, else "
+                "$XDG_CACHE_HOME/actorprof or ~/.cache/actorprof. See: actorprof cache.",
+            ),
+            click.option("--no-cache", is_flag=True, help="Neither read nor write the cache."),
+            _scheduler_option,
+        ],
+    )
 
 
 def parallel_options(func: F) -> F:
     """Worker processes and a Dask cluster, for commands that keep no cache."""
-    options = [
-        click.option(
-            "-j",
-            "--jobs",
-            type=click.IntRange(min=0),
-            default=0,
-            metavar="N",
-            help="Worker processes reading files in parallel. Default (0): the CPUs this "
-            "process may use (its affinity, e.g. taskset or a SLURM allocation, and at most "
-            "SLURM_CPUS_PER_TASK).",
-        ),
-        click.option(
-            "--scheduler",
-            default=None,
-            metavar="ADDRESS",
-            envvar="ACTORPROF_SCHEDULER",
-            help="Read on this dask.distributed scheduler (e.g. tcp://node:8786) instead "
-            "of local processes; env ACTORPROF_SCHEDULER. Needs actorprof[dask].",
-        ),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+    return _apply(func, [_jobs_option("files"), _scheduler_option])
 
 
 log_option = click.option(

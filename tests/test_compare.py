@@ -187,21 +187,24 @@ def test_cyclic_vs_range_ratios(case_study: dict[str, Any]) -> None:
     assert "compare cyclic (A) vs range (B): logical, overall" in stderr
 
 
+class Keep:
+    """A sink that keeps the figures (compare's writer draws into it)."""
+
+    def __init__(self) -> None:
+        self.figures: dict[str, Figure] = {}
+
+    def figure(self, fig: Figure, name: str) -> None:
+        self.figures[name] = fig
+
+    def csv(self, *args: Any, **kw: Any) -> None:
+        pass
+
+    def json(self, *args: Any) -> None:
+        pass
+
+
 def test_figures_share_their_scales(case_study: dict[str, Any]) -> None:
     view = compare_runs(*case_study["runs"].values(), names="cyclic,range")
-
-    class Keep:
-        def __init__(self) -> None:
-            self.figures: dict[str, Figure] = {}
-
-        def figure(self, fig: Figure, name: str) -> None:
-            self.figures[name] = fig
-
-        def csv(self, *args: Any, **kw: Any) -> None:
-            pass
-
-        def json(self, *args: Any) -> None:
-            pass
 
     keep = Keep()
     write_compare(view, keep)
@@ -278,19 +281,6 @@ def test_pooled_heatmaps_say_their_blocks(tmp_path: Path) -> None:
             (folder / f"PE{pe}_send.csv").write_text(line)
         runs.append(folder.parent)
     view = compare_runs(*runs)
-
-    class Keep:
-        def __init__(self) -> None:
-            self.figures: dict[str, Figure] = {}
-
-        def figure(self, fig: Figure, name: str) -> None:
-            self.figures[name] = fig
-
-        def csv(self, *args: Any, **kw: Any) -> None:
-            pass
-
-        def json(self, *args: Any) -> None:
-            pass
 
     keep = Keep()
     write_compare(view, keep)

@@ -68,7 +68,7 @@ def logical_files(
     """
     report = ReadReport(kind="logical") if report is None else report
     files = pe_trace_files(Path(path), "send", phase=phase, num_pes=num_pes, report=report)
-    _set_pe_limit(files, num_pes, report, single_file=not Path(path).is_dir())
+    set_pe_limit(files, num_pes, report, single_file=not Path(path).is_dir())
     return files
 
 
@@ -77,7 +77,7 @@ def logical_files(
 SINGLE_FILE_PE_LIMIT = 1 << 20
 
 
-def _set_pe_limit(
+def set_pe_limit(
     files: list[TraceFile], num_pes: int | None, report: ReadReport, *, single_file: bool
 ) -> None:
     """Decide which PE ids a line may name, before any line is read.

@@ -35,7 +35,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._text import format_ranges
 from ..errors import TraceFormatError, UsageError
 from ..schema import (
     DEFAULT_PAPI_COUNTERS,
@@ -50,7 +49,6 @@ from ._files import TraceFile, pe_trace_files, small_file_text
 from ._report import FileReport, ReadReport
 from ._scan import (
     DEFAULT_BLOCK_BYTES,
-    PE_LIMIT_PREFIX,
     CsvSpec,
     JoinedFiles,
     RowCheck,
@@ -58,7 +56,7 @@ from ._scan import (
     require_trace_lines,
     scan_csv,
 )
-from .logical import SINGLE_FILE_PE_LIMIT
+from .logical import set_pe_limit
 
 __all__ = [
     "iter_papi",
@@ -376,29 +374,9 @@ def _stray_limit(
     in the logical trace: one corrupt id would make a run of that many PEs
     (``dst_pe`` 2,000,000,000 took 23 GB). A file of such a PE is warned
     about, and does not make the run that big either."""
-    if single_file:
-        limit = SINGLE_FILE_PE_LIMIT
-        reason = (
-            f"{PE_LIMIT_PREFIX}beyond {limit - 1:,} "
-            "(pass --num-pes N if the run really had more PEs)"
-        )
-    else:
-        limit = max(64, 2 * len(files))
-        reason = (
-            f"{PE_LIMIT_PREFIX}far beyond the {len(files)} PE files (ids from {limit} on; pass "
-            "--num-pes N if the run really had more PEs)"
-        )
-    report.pe_limit, report.pe_limit_reason = limit, reason
-    stray = [f for f in files if f.pe >= limit]
-    if stray:
-        usual = [f.pe for f in files if f.pe < limit]
-        report.warn(
-            f"{stray[0].path}: PE {stray[0].pe} is far beyond the other PE files "
-            f"(PE {format_ranges(usual) or 'none'})"
-            + (f", and {len(stray) - 1} more" if len(stray) > 1 else "")
-            + ": a stray file? Its lines are read, but PE ids from "
-            f"{limit} on are skipped; pass --num-pes N if the run really had more PEs"
-        )
+    set_pe_limit(files, None, report, single_file=single_file)  # the logical trace's rule
+    assert report.pe_limit is not None
+    limit, reason = report.pe_limit, report.pe_limit_reason
     columns = ("src_pe", "dst_pe")
     return replace(
         spec,
