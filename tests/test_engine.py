@@ -486,3 +486,38 @@ def test_tokenizer_declines_irregular_blocks() -> None:
         five, table, time_optional=True, has_time_column=True, buffer=BlockBuffer()
     )
     assert got is not None and got.time_range is None
+
+
+def test_many_distinct_pairs_read_a_key_per_line(tmp_path: Path, monkeypatch: Any) -> None:
+    """Small files whose lines nearly all name a pair of their own (a run of
+    many PEs) are parsed a key per line once a group shows it; the result is
+    what the plain reader gives, noise, a repeated pair and a stray id
+    included, whichever table reads which group."""
+    import actorprof.read._fastscan as fastscan
+
+    rng = np.random.default_rng(11)
+    for pe in range(400):
+        lines = [
+            f"{pe // 8}, {pe}, {dst // 8}, {dst}, {8 * (1 + i % 3)}, 1721400000.{i:06d}"
+            for i, dst in enumerate(rng.integers(0, 400, size=12))
+        ]
+        lines.append(lines[0])  # a repeated pair within the file
+        if pe == 123:
+            lines.insert(5, "Running triangle counting on 400 PEs")
+        if pe == 321:
+            lines[3] = f"40, {pe}, 900, 7200, 8, 1721400000.000003"  # beyond --num-pes
+        (tmp_path / f"PE{pe}_send.csv").write_text("\n".join(lines) + "\n")
+    used = []
+    lookup = fastscan.LineKeys.lookup
+
+    def counted(self: Any, *args: Any) -> Any:
+        used.append(1)
+        return lookup(self, *args)
+
+    monkeypatch.setattr(fastscan.LineKeys, "lookup", counted)
+    for kw in ({}, {"num_pes": 400}):
+        for way in ("batches", "jobs2-batches"):
+            small = Engine(jobs=1, split_bytes=10**6, block_bytes=4096)
+            chosen = small if way == "batches" else WAYS[way]
+            assert_same(plain(tmp_path, **kw), engine(tmp_path, chosen, **kw))
+    assert used  # the key-per-line table read some groups

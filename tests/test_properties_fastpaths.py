@@ -10,6 +10,8 @@ line accounting of the line-by-line parser.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -266,3 +268,134 @@ def test_variations_take_the_fast_paths() -> None:
     blank = clean.replace(CLEAN * 10, CLEAN * 10 + b"\n")
     fast = _fast(blank, LOGICAL_SPEC)
     assert fast is not None and fast[1].blank == 5
+
+
+KEY_PIECES = st.sampled_from(
+    [
+        b"0",
+        b"7",
+        b"16",
+        b"65535",
+        b"1048575",
+        b"1048576",
+        b"0" * 17 + b"1",
+        b"4294967296",
+        b"4294967297",
+        b"2147483647",
+        b"2147483648",
+        b"9" * 18,
+        b"1 2",
+        b"1,2",
+        b" 1",
+        b"1 ",
+        b"",
+    ]
+)
+SEPARATOR_PIECES = st.sampled_from(
+    [b", ", b",", b" ", b"  ", b",,", b", , ", b"x", b"-", b"9" * 18]
+)
+
+
+def reference_key(key: bytes, limits: tuple[int, ...]) -> list[int] | None:
+    """The key grammar, in plain Python: ``[0-9]+(, [0-9]+)*`` with one field
+    per limit, each at most 17 digits and at most its limit."""
+    import re
+
+    if re.fullmatch(rb"[0-9]+(, [0-9]+)*", key) is None:
+        return None
+    fields = key.split(b", ")
+    if len(fields) != len(limits) or any(len(f) > 17 for f in fields):
+        return None
+    values = [int(f) for f in fields]
+    return None if any(v > lim for v, lim in zip(values, limits, strict=True)) else values
+
+
+LIMITS = tuple(LOGICAL_SPEC.limit(c) for c in LOGICAL_SPEC.columns[:-1])
+FIELD_VALUES = st.one_of(st.integers(0, 9), st.integers(0, 2**21))
+
+
+def one_separator_replaced(case: tuple[list[int], int, bytes]) -> bytes:
+    values, at, piece = case
+    fields = [str(v).encode() for v in values]
+    return b", ".join(fields[: at + 1]) + piece + b", ".join(fields[at + 1 :])
+
+
+def one_field_replaced(case: tuple[list[int], int, bytes]) -> bytes:
+    values, at, piece = case
+    fields = [str(v).encode() for v in values]
+    fields[at] = piece
+    return b", ".join(fields)
+
+
+CANONICAL_KEYS = st.lists(FIELD_VALUES, min_size=5, max_size=5).map(
+    lambda v: ", ".join(map(str, v)).encode()
+)
+ODD_KEYS = st.one_of(
+    st.lists(st.one_of(KEY_PIECES, SEPARATOR_PIECES), min_size=1, max_size=12).map(b"".join),
+    # a canonical key with one separator replaced by a piece
+    st.tuples(
+        st.lists(FIELD_VALUES, min_size=5, max_size=5),
+        st.integers(0, 3),
+        st.one_of(KEY_PIECES, SEPARATOR_PIECES),
+    ).map(one_separator_replaced),
+    st.tuples(
+        st.lists(FIELD_VALUES, min_size=5, max_size=5),
+        st.integers(0, 4),
+        KEY_PIECES,
+    ).map(one_field_replaced),
+)
+
+
+@SETTINGS
+@given(
+    st.lists(CANONICAL_KEYS, max_size=7),
+    st.lists(ODD_KEYS, max_size=1),
+    st.randoms(use_true_random=False),
+)
+def test_key_parser_reads_the_grammar_exactly(
+    canonical: list[bytes], odd: list[bytes], rng: Any
+) -> None:
+    """The vectorised key parser gives every key's fields, or None when any
+    key of the block is not a canonical key within the limits."""
+    keys = canonical + odd
+    rng.shuffle(keys)
+    check_key_parser(keys)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        b"1, 2, 3, 4, " + b"0" * 17 + b"1",  # 18 digits: the exact parser decides
+        b"0" * 17 + b"1, 2, 3, 4, 5",
+        b"1, 2, 3, 4, 4294967297",
+        b"2147483648, 2, 3, 4, 5",
+        b"1 2, 3, 4, 5, 6",
+        b"1,2, 3, 4, 5",
+        b"1, 2, 3, 4, 5, ",
+        b", 1, 2, 3, 4, 5",
+        b"1, 2, 3, 4",
+        b"1, 2, 3, 4, 5, 6",
+    ],
+)
+def test_key_parser_refuses(key: bytes) -> None:
+    check_key_parser([b"1, 2, 3, 4, 5", key])
+    assert reference_key(key, LIMITS) is None
+
+
+def check_key_parser(keys: list[bytes]) -> None:
+    from actorprof.read._fastscan import _PAD, BlockBuffer
+
+    keys = [k[:32] for k in keys if k]
+    if not keys:
+        return
+    table = KeyTable(5, LIMITS)
+    text = b"".join(k + b"\n" for k in keys)
+    buf = BlockBuffer().load(text)
+    starts = np.r_[0, np.cumsum([len(k) + 1 for k in keys])[:-1]].astype(np.int64) + _PAD
+    got = table._parse_many(buf, starts, np.array([len(k) for k in keys], dtype=np.int64))
+    want = [reference_key(k, LIMITS) for k in keys]
+    if any(w is None for w in want):
+        assert got is None
+    else:
+        assert got is not None
+        np.testing.assert_array_equal(got, np.array(want, dtype=np.int64))

@@ -40,6 +40,7 @@ def reduce_small_files(
     out: list[RangeResult | None] = [None] * len(files)
     group: list[tuple[int, bytes]] = []
     size = 0
+    every_line = False  # a key per line, once a group showed lines mostly distinct
     for i, (path, _) in enumerate(files):
         data = small_file_text(path, block_bytes)  # None: the per-file route reads it
         if data is None:
@@ -47,10 +48,10 @@ def reduce_small_files(
         group.append((i, data))
         size += len(data)
         if size >= block_bytes:
-            _reduce_group(group, files, out, pe_limit)
+            every_line = _reduce_group(group, files, out, pe_limit, every_line)
             group, size = [], 0
     if group:
-        _reduce_group(group, files, out, pe_limit)
+        _reduce_group(group, files, out, pe_limit, every_line)
     return out
 
 
@@ -59,19 +60,23 @@ def _reduce_group(
     files: list[tuple[str, int | None]],
     out: list[RangeResult | None],
     pe_limit: int | None,
-) -> None:
-    table = new_key_table()
+    every_line: bool,
+) -> bool:
+    """Reduce one group of files into ``out``; returns whether most of its
+    lines had a key of their own (the next group then parses every line
+    instead of looking keys up: :class:`actorprof.read.LineKeys`)."""
+    table = new_key_table(every_line=every_line)
     found = canonical_lines(b"".join(data for _, data in group), table, pe_limit=pe_limit)
     if found is None:
         if len(group) > 1:  # find the odd files; the others stay on this route
             half = len(group) // 2
-            _reduce_group(group[:half], files, out, pe_limit)
-            _reduce_group(group[half:], files, out, pe_limit)
-        return
+            _reduce_group(group[:half], files, out, pe_limit, every_line)
+            _reduce_group(group[half:], files, out, pe_limit, every_line)
+        return every_line
     key_ids, micros = found
     lines = np.array([data.count(b"\n") for _, data in group], dtype=np.int64)
     if int(lines.sum()) != len(key_ids):  # cannot happen for canonical text; be safe
-        return
+        return every_line
     starts = np.r_[0, np.cumsum(lines)[:-1]]
     file_of_line = np.repeat(np.arange(len(group), dtype=np.int64), lines)
     values = table.values
@@ -86,7 +91,11 @@ def _reduce_group(
         low = np.minimum.reduceat(micros, starts)
         high = np.maximum.reduceat(micros, starts)
     # distinct (file, key) and how many lines of each
-    fk, count = np.unique((file_of_line << _KEY_BITS) | key_ids, return_counts=True)
+    fk = (file_of_line << _KEY_BITS) | key_ids
+    if every_line:  # a key per line, in line order: sorted and distinct already
+        count = np.ones(len(fk), dtype=np.int64)
+    else:
+        fk, count = np.unique(fk, return_counts=True)
     f = fk >> _KEY_BITS
     v = values[fk & ((1 << _KEY_BITS) - 1)]
     cells = _group_sum(f, v[:, 1], v[:, 3], count, count * v[:, 4])
@@ -110,6 +119,7 @@ def _reduce_group(
         if micros is not None:
             partial.add_times(int(low[j]) / 1_000_000, int(high[j]) / 1_000_000)
         out[i] = RangeResult(path, 0, partial, report, int(mismatched[j]))
+    return table.size > len(key_ids) // 2
 
 
 def _group_sum(

@@ -29,7 +29,14 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["CompactBlock", "FastBlock", "KeyTable", "compact_block", "tokenize_block"]
+__all__ = [
+    "CompactBlock",
+    "FastBlock",
+    "KeyTable",
+    "LineKeys",
+    "compact_block",
+    "tokenize_block",
+]
 
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
@@ -60,7 +67,8 @@ _KEEP_LOW = np.array([(1 << (8 * j)) - 1 for j in range(9)], dtype=np.uint64)
 _MICRO_LIMIT = 2**53
 #: Digits of an integer field parsed by the fast path (every limit has fewer).
 _MAX_DIGITS = 17
-_POW10 = 10 ** np.arange(_MAX_DIGITS, dtype=np.int64)
+# byte classes of the key grammar, in KeyTable._parse_many
+_DIGIT, _COMMA, _SPACE, _START = 0, 1, 2, 3
 _ALL64 = (1 << 64) - 1
 
 
@@ -302,45 +310,57 @@ class KeyTable:
         return True
 
     def _parse_many(self, buf: NDArray[np.uint8], starts: I64, key_len: I64) -> I64 | None:
-        """Integer fields of keys (each ``key_len`` <= 24 bytes at ``starts``),
+        """Integer fields of keys (each ``key_len`` <= 32 bytes at ``starts``),
         strictly: ``[0-9]+(, [0-9]+)*`` with ``n_ints`` fields, each at most
-        its limit; None if any key is not."""
-        chars = _windows(buf, starts).view(np.uint8).reshape(len(starts), 32)[:, :_MAX_KEY]
-        inside = np.arange(_MAX_KEY) < key_len[:, None]
-        digit = (chars >= 48) & (chars <= 57) & inside
-        comma = (chars == 44) & inside
-        space = (chars == 32) & inside
-        after_comma = np.zeros_like(comma)
-        after_comma[:, 1:] = comma[:, :-1]
-        before_space = np.zeros_like(space)
-        before_space[:, :-1] = space[:, 1:]
-        after_space = np.zeros_like(space)
-        after_space[:, 1:] = space[:, :-1]
-        rows = np.arange(len(starts))
-        ok = (
-            ((digit | comma | space) == inside).all()
-            and (comma == before_space).all()
-            and (space == after_comma).all()
-            and (digit | ~after_space | ~inside).all()
-            and digit[:, 0].all()
-            and digit[rows, key_len - 1].all()
-            and (comma.sum(axis=1) == self.n_ints - 1).all()
-        )
-        if not ok:
+        its limit; None if any key is not.
+
+        One pass per byte column (at most 32), each over all keys at once: a
+        field's value is built digit by digit (Horner) while the grammar is
+        checked from the previous byte's class. At 65,536 PEs nearly every
+        line is a new key, so this runs on every line.
+        """
+        n = len(starts)
+        n_ints = self.n_ints
+        if n == 0:
+            return np.zeros((0, n_ints), dtype=np.int64)
+        width = int(key_len.max())
+        chars = _windows(buf, starts).view(np.uint8).reshape(n, 32)[:, :width]
+        columns = np.ascontiguousarray(chars.T)  # a byte column is one contiguous row
+        fields = np.zeros((n_ints, n), dtype=np.int64)
+        value = np.zeros(n, dtype=np.int64)
+        digits = np.zeros(n, dtype=np.int64)  # digits of the field being read
+        field = np.zeros(n, dtype=np.int64)
+        before = np.full(n, _START, dtype=np.int8)  # class of the previous byte
+        bad = np.zeros(n, dtype=np.bool_)
+        for j in range(width):
+            c = columns[j]
+            inside = j < key_len
+            d = c - np.uint8(48)  # wraps below "0": one comparison finds digits
+            digit = (d < 10) & inside
+            comma = (c == 44) & inside
+            space = (c == 32) & inside
+            bad |= inside & ~(digit | comma | space)
+            bad |= digit & (before == _COMMA)  # "1,2": a space must follow a comma
+            bad |= comma & (before != _DIGIT)
+            bad |= space & (before != _COMMA)
+            value = np.where(digit, value * 10 + d, value)  # wraps past 17 digits: refused below
+            digits += digit
+            if comma.any():
+                at = np.flatnonzero(comma)
+                fields[np.minimum(field[at], n_ints - 1), at] = value[at]
+                bad[at] |= digits[at] > _MAX_DIGITS
+                value[at] = 0
+                digits[at] = 0
+                field[at] += 1
+            before = np.where(
+                digit, _DIGIT, np.where(comma, _COMMA, np.where(space, _SPACE, before))
+            ).astype(np.int8)
+        bad |= (before != _DIGIT) | (field != n_ints - 1) | (digits > _MAX_DIGITS)
+        if bad.any():
+            # beyond every limit, many leading zeros, or not the grammar: the exact parser decides
             return None
-        # each digit times its power of ten within its field, summed per field
-        field = np.cumsum(comma, axis=1)
-        at = np.flatnonzero(digit.ravel())
-        group = (at // _MAX_KEY) * self.n_ints + field.ravel()[at]
-        sizes = np.bincount(group, minlength=len(starts) * self.n_ints)
-        if int(sizes.max()) > _MAX_DIGITS:
-            return None  # beyond every limit, or many leading zeros: the exact parser decides
-        ends = np.cumsum(sizes)
-        power = ends[group] - 1 - np.arange(len(at))
-        digits = chars.ravel()[at].astype(np.int64) - 48
-        values = np.add.reduceat(digits * _POW10[power], ends - sizes).reshape(
-            len(starts), self.n_ints
-        )
+        fields[n_ints - 1] = value
+        values = np.ascontiguousarray(fields.T)
         if (values > np.array(self.limits, dtype=np.int64)).any():
             return None
         return values
@@ -372,6 +392,43 @@ class KeyTable:
             lost[winners] = False
             kids = kids[lost]
             slot = (slot[lost] + 1) & mask
+
+
+class LineKeys(KeyTable):
+    """A key table that gives every line a key of its own: no hashing.
+
+    Where nearly every line names a (source, destination) pair of its own
+    (65,536 PEs' small files read together), looking each key up and
+    inserting it costs twice what parsing every line does. The same values
+    may then stand under several key ids: for callers that group lines by
+    their values (the engine's batches of small files), not by key id.
+    """
+
+    def lookup(
+        self,
+        w0: U64,
+        w1: U64,
+        w2: U64 | None,
+        key_len: I64,
+        buf: NDArray[np.uint8],
+        starts: I64,
+    ) -> I64 | None:
+        """A new key id for every line; None when a key is not a valid canonical key."""
+        values = self._parse_many(buf, starts, key_len)
+        if values is None:
+            return None
+        n = len(values)
+        if self.size + n > self.max_keys:
+            self.full = True
+            return None
+        if self.size + n > len(self._values):
+            self._values = np.resize(
+                self._values, (max(self.size + n, 2 * len(self._values)), self.n_ints)
+            )
+        self._values[self.size : self.size + n] = values
+        ids = np.arange(self.size, self.size + n, dtype=np.int64)
+        self.size += n
+        return ids
 
 
 class BlockBuffer:

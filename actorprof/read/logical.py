@@ -12,7 +12,7 @@ import pandas as pd
 
 from .._text import format_ranges
 from ..schema import LOGICAL_COLUMNS, LOGICAL_DTYPES, LOGICAL_INT_COLUMNS, MAX_MSG_BYTES
-from ._fastscan import FAST_BLOCK_BYTES, BlockBuffer, KeyTable, tokenize_block
+from ._fastscan import FAST_BLOCK_BYTES, BlockBuffer, KeyTable, LineKeys, tokenize_block
 from ._files import TraceFile, pe_trace_files, small_file_text
 from ._report import FileReport, ReadReport
 from ._scan import (
@@ -468,10 +468,12 @@ class LogicalBlock:
         return block
 
 
-def new_key_table() -> KeyTable:
-    """An empty key table for the logical format's integer fields."""
+def new_key_table(*, every_line: bool = False) -> KeyTable:
+    """An empty key table for the logical format's integer fields;
+    ``every_line``: a :class:`LineKeys` table (a key per line, no hashing)."""
     spec = LOGICAL_SPEC
-    return KeyTable(len(spec.columns) - 1, tuple(spec.limit(c) for c in spec.columns[:-1]))
+    make = LineKeys if every_line else KeyTable
+    return make(len(spec.columns) - 1, tuple(spec.limit(c) for c in spec.columns[:-1]))
 
 
 def logical_blocks(
