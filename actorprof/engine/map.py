@@ -18,7 +18,15 @@ from ..analyze.matrix import CommPartial
 from ..errors import TraceFormatError
 from ..read import FAST_BLOCK_BYTES, FileReport, logical_blocks, new_key_table
 
-__all__ = ["FileResult", "Packed", "RangeResult", "UnitResult", "merge_ranges", "reduce_range"]
+__all__ = [
+    "CleanFiles",
+    "FileResult",
+    "Packed",
+    "RangeResult",
+    "UnitResult",
+    "merge_ranges",
+    "reduce_range",
+]
 
 
 @dataclass
@@ -151,19 +159,51 @@ def merge_ranges(parts: list[RangeResult], *, pe: int | None, phase: str | None)
 
 
 @dataclass
+class CleanFiles:
+    """Whole files read without a skipped line or an error, as columns.
+
+    A batch of 8,192 small files returned 8,192 :class:`RangeResult` objects
+    (4.8 MB of pickle, 80 ms to load in the main process: half a second at
+    65,536 PEs); their accounting is four integers each. ``at`` holds their
+    positions among the unit's items.
+    """
+
+    at: np.ndarray
+    lines_read: np.ndarray
+    lines_blank: np.ndarray
+    bytes_read: np.ndarray
+    mismatched: np.ndarray
+
+    @classmethod
+    def of(cls, at: list[int], ranges: list[RangeResult]) -> CleanFiles:
+        def column(name: str) -> np.ndarray:
+            return np.array([getattr(r.report, name) for r in ranges], dtype=np.int64)
+
+        return cls(
+            np.array(at, dtype=np.int64),
+            column("lines_read"),
+            column("lines_blank"),
+            column("bytes_read"),
+            np.array([r.mismatched for r in ranges], dtype=np.int64),
+        )
+
+
+@dataclass
 class UnitResult:
     """What the map step of one unit (several files or ranges) returns.
 
-    ``ranges`` hold the line accounting of each (partials stripped: a few
-    hundred bytes each to send back); ``total`` is the unit's partials
-    summed (compacted in the worker, so the reduce only joins a few large
-    sorted partials); ``packed``, when asked for (the cache keeps each
-    file's partial), holds every range's own partial.
+    ``ranges`` hold the line accounting of each item (partials stripped: a
+    few hundred bytes each to send back), None for the items in ``clean``
+    (whole files without a skipped line, as columns); ``total`` is the
+    unit's partials summed (compacted in the worker, so the reduce only
+    joins a few large sorted partials); ``packed``, when asked for (the
+    cache keeps each file's partial), holds every item's own partial.
     """
 
-    ranges: list[RangeResult]
+    ranges: list[RangeResult | None]
     total: CommPartial
     packed: Packed | None = None
+    clean: CleanFiles | None = None
 
 
 _CELLS = ("src", "dst", "counts", "nbytes")

@@ -25,10 +25,25 @@ import numpy as np
 from .._progress import ProgressSink
 from ..analyze.matrix import CommAccumulator, CommPartial
 from ..errors import TraceFormatError, UsageError
-from ..read import FAST_BLOCK_BYTES, ReadReport, TraceFile, logical_files, require_trace_lines
+from ..read import (
+    FAST_BLOCK_BYTES,
+    FileReport,
+    ReadReport,
+    TraceFile,
+    logical_files,
+    require_trace_lines,
+)
 from ..schema import LOGICAL_COLUMNS
 from .batch import reduce_small_files
-from .map import FileResult, Packed, RangeResult, UnitResult, merge_ranges, reduce_range
+from .map import (
+    CleanFiles,
+    FileResult,
+    Packed,
+    RangeResult,
+    UnitResult,
+    merge_ranges,
+    reduce_range,
+)
 
 __all__ = [
     "DEFAULT_SPLIT_BYTES",
@@ -113,7 +128,20 @@ def run_unit(unit: Unit) -> UnitResult:
         total.messages += part.messages
         total.add_times(part.time_min, part.time_max)
     total.add_cells(*(np.concatenate([getattr(p, n) for p in parts]) for n in _COLUMNS))
-    return UnitResult(ranges, total.compact(), Packed.of(parts) if unit.packed else None)
+    at = [
+        k
+        for k, (item, found) in enumerate(zip(unit.items, ranges, strict=True))
+        if item.start == 0
+        and item.stop is None
+        and found.error is None
+        and not found.report.skipped
+        and not found.report.examples
+    ]
+    clean = CleanFiles.of(at, [ranges[k] for k in at]) if at else None
+    sent: list[RangeResult | None] = list(ranges)
+    for k in at:
+        sent[k] = None
+    return UnitResult(sent, total.compact(), Packed.of(parts) if unit.packed else None, clean)
 
 
 _COLUMNS = ("src", "dst", "counts", "nbytes", "pe", "node")
@@ -241,7 +269,7 @@ def _results(
         for hit in found.values():
             acc.add_partial(hit.partial)
     done_bytes = sum(hit.report.bytes_read for hit in found.values())
-    done_files = len(found)
+    done_files = hits = len(found)
     if progress is not None:
         progress.update(done_bytes, done_files)
     planned = report.sizes_planned
@@ -257,7 +285,12 @@ def _results(
     parts: dict[int, list[RangeResult]] = {}
     for unit, result in _run(units, engine, serial=serial):
         acc.add_partial(result.total)
+        if result.clean is not None:
+            done_bytes += _clean_files(unit, result, result.clean, files, found)
+            done_files += len(result.clean.at)
         for k, (item, rr) in enumerate(zip(unit.items, result.ranges, strict=True)):
+            if rr is None:
+                continue  # in result.clean
             if result.packed is not None:
                 rr.partial = result.packed.part(k)
             parts.setdefault(item.index, []).append(rr)
@@ -270,9 +303,40 @@ def _results(
         if len(ranges) > 1:
             ranges.sort(key=lambda r: r.start)
         found[i] = merge_ranges(ranges, pe=files[i].pe, phase=files[i].phase)
-    if cache is not None and parts:
+    if cache is not None and (parts or len(found) > hits):
         cache.save(path, files, found, phase=phase, options=options, report=report)
     return [found[i] for i in range(len(files))]
+
+
+#: The partial of a file whose partial is not kept (no cache): never added to.
+_NOT_KEPT = CommPartial()
+
+
+def _clean_files(
+    unit: Unit,
+    result: UnitResult,
+    clean: CleanFiles,
+    files: list[TraceFile],
+    found: dict[int, FileResult],
+) -> int:
+    """Add the unit's clean whole files to ``found`` (what :func:`merge_ranges`
+    makes of a whole file's one range); returns their bytes."""
+    columns = zip(
+        clean.at.tolist(),
+        clean.lines_read.tolist(),
+        clean.lines_blank.tolist(),
+        clean.bytes_read.tolist(),
+        clean.mismatched.tolist(),
+        strict=True,
+    )
+    packed = result.packed
+    for k, lines, blank, nbytes, mismatched in columns:
+        item = unit.items[k]
+        f = files[item.index]
+        report = FileReport(item.path, f.pe, f.phase, lines, blank, nbytes)
+        partial = _NOT_KEPT if packed is None else packed.part(k)
+        found[item.index] = FileResult(report, partial, mismatched)
+    return int(clean.bytes_read.sum())
 
 
 def _plan(
