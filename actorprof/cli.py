@@ -52,6 +52,12 @@ class Console:
         if not self.quiet:
             click.echo(f"warning: {message}", err=True)
 
+    def summary(self, view: Any) -> None:
+        """A view's short summary (``view.summary_lines()``); not even computed when quiet."""
+        if not self.quiet:
+            for line in view.summary_lines():
+                click.echo(line, err=True)
+
     def wrote(self, paths: list[Path]) -> None:
         for path in paths:
             click.echo(str(path))
@@ -214,9 +220,9 @@ def trace_location(path: Path, kind: str, console: Console) -> Path:
     said on stderr.
     """
     from .errors import ActorProfError
-    from .report.traces import find_run_traces
+    from .report.traces import find_run_traces, holds_trace
 
-    if not path.is_dir():
+    if not path.is_dir() or holds_trace(path, kind):
         return path
     try:
         where = getattr(find_run_traces(path), kind)
@@ -434,8 +440,7 @@ def logical(
     )
     console.wrote(out.written)
     report_to_console(view.report, console)
-    for line in view.summary_lines():
-        console.info(line)
+    console.summary(view)
 
 
 TIMELINE_EXAMPLE = """\b
@@ -686,8 +691,7 @@ def papi(
     write_papi(view, out, by_mailbox=by_mailbox, sort=sort)
     console.wrote(out.written)
     report_to_console(view.report, console)
-    for line in view.summary_lines():
-        console.info(line)
+    console.summary(view)
 
 
 OVERALL_EXAMPLE = """\b
@@ -754,8 +758,7 @@ def overall(
     ignored = program_output_lines(report)
     if ignored:
         console.info(f"{ignored:,} line(s) of program output (not profile lines) ignored")
-    for line in view.summary_lines():
-        console.info(line)
+    console.summary(view)
 
 
 def parse_pe_window(value: str | None) -> tuple[int, int] | None:
@@ -878,8 +881,7 @@ def physical(
     write_physical(view, out, types=types, metric=metric, log_scale=log_scale, top=top)
     console.wrote(out.written)
     report_to_console(view.report, console)
-    for line in view.summary_lines():
-        console.info(line)
+    console.summary(view)
 
 
 AGGREGATION_EXAMPLE = """\b
@@ -981,8 +983,7 @@ def aggregation(
     report_to_console(lreport, console)
     if physical_path is not None:
         report_to_console(preport, console)
-    for line in view.summary_lines():
-        console.info(line)
+    console.summary(view)
 
 
 # --- run report and comparison of two runs (issue 6) -------------------------
@@ -1171,8 +1172,7 @@ def compare(
                 console.warn(f"{side.name}: {warning}")
     for note in view.notes:
         console.info(note)
-    for line in view.summary_lines():
-        console.info(line)
+    console.summary(view)
 
 
 CACHE_EXAMPLE = """\b

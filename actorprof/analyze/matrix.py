@@ -181,6 +181,9 @@ class CommAccumulator:
 
     def _compact(self) -> None:
         parts = [self._part, *self._pending]
+        # in order of their first cell: partials of disjoint PE ranges (the
+        # engine's units, finishing in any order) then join already sorted
+        parts.sort(key=lambda p: int(_key(p.src[:1], p.dst[:1])[0]) if p.src.size else -1)
         joined = CommPartial()
         joined.add_cells(
             *(
@@ -266,13 +269,13 @@ class CommPartial:
         pe: np.ndarray,
         node: np.ndarray,
     ) -> None:
-        """Append cells and (pe, node) pairs (int64 arrays)."""
-        self.src = np.r_[self.src, src].astype(np.int64)
-        self.dst = np.r_[self.dst, dst].astype(np.int64)
-        self.counts = np.r_[self.counts, counts].astype(np.int64)
-        self.nbytes = np.r_[self.nbytes, nbytes].astype(np.int64)
-        self.pe = np.r_[self.pe, pe].astype(np.int64)
-        self.node = np.r_[self.node, node].astype(np.int64)
+        """Append cells and (pe, node) pairs (int64 arrays; never modified in place)."""
+        self.src = _appended(self.src, src)
+        self.dst = _appended(self.dst, dst)
+        self.counts = _appended(self.counts, counts)
+        self.nbytes = _appended(self.nbytes, nbytes)
+        self.pe = _appended(self.pe, pe)
+        self.node = _appended(self.node, node)
 
     def add_times(self, low: float | None, high: float | None) -> None:
         """Widen the time range."""
@@ -336,6 +339,14 @@ class CommPartial:
     def max_pe(self) -> int:
         """Largest PE id seen (-1 when empty)."""
         return max(int(self.src.max(initial=-1)), int(self.dst.max(initial=-1)))
+
+
+def _appended(have: np.ndarray, more: np.ndarray) -> np.ndarray:
+    """``have`` then ``more``, as int64 (no copy of ``more`` when ``have`` is
+    empty: the arrays of a partial are never written to in place)."""
+    if not have.size:
+        return np.asarray(more, dtype=np.int64)
+    return np.concatenate([have, np.asarray(more, dtype=np.int64)])
 
 
 _LOW32 = np.int64(0xFFFFFFFF)
@@ -591,7 +602,8 @@ def node_pairs_matrix(pairs: pd.DataFrame, pe_node: pd.Series, column: str) -> p
         raise ValueError("a PE with traffic has no known node")
     nodes = np.unique(node[node != _UNKNOWN_NODE])
     k = len(nodes)
-    flat = np.searchsorted(nodes, src_node) * k + np.searchsorted(nodes, dst_node)
+    at = np.searchsorted(nodes, node)  # each PE's node's position: once per PE, not per pair
+    flat = at[pairs["src_pe"].to_numpy()] * k + at[pairs["dst_pe"].to_numpy()]
     values = _weighted_bincount(flat, pairs[column].to_numpy(), k * k).reshape(k, k)
     return pd.DataFrame(
         values,
@@ -609,7 +621,8 @@ def top_pairs_of(pairs: pd.DataFrame, n: int = 10, column: str = "messages") -> 
     total = values.sum()
     src = pairs["src_pe"].to_numpy()
     dst = pairs["dst_pe"].to_numpy()
-    order = np.lexsort((dst, src, -values))[:n]
+    rows = _top_rows(values, src, dst, n)
+    order = rows[np.lexsort((dst[rows], src[rows], -values[rows]))][:n]
     order = order[values[order] > 0]
     return pd.DataFrame(
         {
@@ -619,6 +632,23 @@ def top_pairs_of(pairs: pd.DataFrame, n: int = 10, column: str = "messages") -> 
             "share": values[order] / total if total else np.zeros(len(order)),
         }
     )
+
+
+def _top_rows(values: np.ndarray, src: np.ndarray, dst: np.ndarray, n: int) -> np.ndarray:
+    """Rows holding the ``n`` largest values, ties broken by (src, dst): a
+    superset of the top ``n`` found in linear time (sorting 2 M pairs for
+    ten of them took 0.1-0.3 s at 65,536 PEs)."""
+    rows = np.arange(len(values))
+    if n <= 0 or len(values) <= 4 * max(n, 1024):
+        return rows
+    threshold = np.partition(values, len(values) - n)[len(values) - n]  # the n-th largest
+    above = np.flatnonzero(values > threshold)
+    tied = np.flatnonzero(values == threshold)
+    need = n - len(above)
+    if len(tied) > need:  # the first ties by (src, dst): one key, partitioned
+        key = src[tied].astype(np.int64) * (int(dst.max()) + 1) + dst[tied]
+        tied = tied[np.argpartition(key, need - 1)[:need]]
+    return np.concatenate([above, tied])
 
 
 def locality_of(

@@ -346,8 +346,9 @@ def node_totals_of(pairs: pd.DataFrame, pe_node: pd.Series) -> pd.DataFrame:
     node = pe_node.to_numpy(dtype=np.int64)
     nodes = np.unique(node[node >= 0])
     k = len(nodes)
-    src = np.searchsorted(nodes, node[pairs["src_pe"].to_numpy()])
-    dst = np.searchsorted(nodes, node[pairs["dst_pe"].to_numpy()])
+    at = np.searchsorted(nodes, node)  # each PE's node's position: once per PE, not per pair
+    src = at[pairs["src_pe"].to_numpy()]
+    dst = at[pairs["dst_pe"].to_numpy()]
     messages = pairs["messages"].to_numpy()
     nbytes = pairs["bytes"].to_numpy()
     same = src == dst

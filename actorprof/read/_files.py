@@ -11,8 +11,10 @@ import os
 import re
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import cast
 
 from .._text import format_ranges, printable_name
 from ..errors import NoTraceError, TraceFormatError, UsageError
@@ -123,11 +125,12 @@ def _find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
     else:
         file_names, folder = [path.name], path.parent
     phases: dict[str, dict[int, TraceFile]] = {}
+    child = _child_maker(folder)
     for name in file_names:
         match = pattern.fullmatch(name)
         if match is None:
             continue
-        candidate = folder / name  # only for the files of this kind: 65,536 Paths cost a second
+        candidate = child(name)  # only for the files of this kind: 65,536 Paths cost a second
         # a name's bytes that are not UTF-8 are spelled \xNN: the phase stays usable
         named = printable_name(match["phase"]) if match["phase"] else None
         phase = named or _DEFAULT
@@ -161,6 +164,23 @@ def _find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
             "Is this the folder the traced program ran in?"
         )
     return {k: [v[pe] for pe in sorted(v)] for k, v in sorted(phases.items())}
+
+
+def _child_maker(folder: Path) -> Callable[[str], Path]:
+    """``folder / name`` for the names of a listing, at half the cost.
+
+    CPython's pathlib has a private ``_make_child_relpath`` (3.10 to 3.13)
+    that skips parsing a name known to be one path component (a listing's
+    names are): 65,536 trace files' paths in 0.06 s instead of 0.13 s.
+    Elsewhere, or if it does not give ``folder / name``, the ``/`` operator.
+    """
+    make = getattr(folder, "_make_child_relpath", None)
+    try:
+        if callable(make) and make("PE0_send.csv") == folder / "PE0_send.csv":
+            return cast(Callable[[str], Path], make)
+    except Exception:  # a private API: any failure means "do not use it"
+        pass
+    return folder.__truediv__
 
 
 def small_file_text(path: str | Path, limit: int) -> bytes | None:

@@ -12,7 +12,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from ..errors import NoTraceError, UsageError
+from ..errors import ActorProfError, NoTraceError, UsageError
 from ..read import TraceFile, find_pe_files, list_folder
 from ..read.physical import PHYSICAL_FILE_NAME
 
@@ -23,6 +23,7 @@ __all__ = [
     "UNNAMED",
     "RunTraces",
     "find_run_traces",
+    "holds_trace",
     "phase_name",
 ]
 
@@ -126,11 +127,28 @@ def find_run_traces(path: str | PathLike[str]) -> RunTraces:
         found.update(extra or {})
 
     for folder in folders:
-        for kind, pe_kind in (("logical", "send"), ("papi", "papi")):
+        for kind, pe_kind in _PE_KINDS.items():
             phases = _pe_files(folder, pe_kind)
             if phases:
                 take(kind, folder, {f"{kind}_phases": list(phases)})
-        for kind, name in (("overall", OVERALL_FILE_NAME), ("physical", PHYSICAL_FILE_NAME)):
+        for kind, name in _FILE_KINDS.items():
             if (folder / name).is_file():
                 take(kind, folder / name)
     return RunTraces(root=root, notes=notes, **found)
+
+
+_PE_KINDS = {"logical": "send", "papi": "papi"}
+_FILE_KINDS = {"overall": OVERALL_FILE_NAME, "physical": PHYSICAL_FILE_NAME}
+
+
+def holds_trace(folder: str | PathLike[str], kind: str) -> bool:
+    """Whether ``folder`` itself holds a ``kind`` trace (as :func:`find_run_traces`
+    looks for it there): a command given the trace folder itself need not
+    look through the whole run."""
+    where = Path(folder)
+    if kind in _PE_KINDS:
+        try:
+            return bool(_pe_files(where, _PE_KINDS[kind]))
+        except (OSError, ActorProfError):
+            return False
+    return kind in _FILE_KINDS and (where / _FILE_KINDS[kind]).is_file()
