@@ -216,3 +216,38 @@ def test_wide_keys_on_the_fast_path(tmp_path: Path) -> None:
         for way in (Engine(jobs=1), Engine(jobs=1, block_bytes=64)):
             assert_same(ref, engine(folder, way, **kw))
     assert plain(folder, num_pes=65536)[0].messages == 7
+
+
+def test_a_file_added_to_a_cached_trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every cached file unchanged and one file new: the entry's partials are
+    summed at once, the new file is read, and the entry written again holds
+    each file's own partial (a third run reads nothing and agrees)."""
+    trace = small_trace(tmp_path / "run", pes=6)
+    (tmp_path / "PE6_send.csv").write_text(
+        (trace / "PE5_send.csv").read_text().replace(" 5, ", " 6, ")
+    )
+    way = Engine(jobs=1, cache=True, cache_dir=tmp_path / "cache")
+    engine(trace, way)
+    shutil.move(tmp_path / "PE6_send.csv", trace / "PE6_send.csv")
+    assert_same(plain(trace), engine(trace, way))
+    opened: list[str] = []
+    real_open = builtins.open
+
+    def spy(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(file).endswith("_send.csv"):
+            opened.append(str(file))
+        return real_open(file, *args, **kwargs)
+
+    real_os_open = os.open
+
+    def os_spy(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(file).endswith("_send.csv"):
+            opened.append(str(file))
+        return real_os_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", spy)
+    monkeypatch.setattr(os, "open", os_spy)
+    warm = engine(trace, way)
+    monkeypatch.undo()
+    assert opened == []
+    assert_same(plain(trace), warm)

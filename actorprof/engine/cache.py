@@ -29,7 +29,7 @@ import json
 import os
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,8 @@ from typing import Any
 import numpy as np
 
 from .._version import __version__
-from ..read import FileReport, ReadReport, SkippedLine, TraceFile
+from ..analyze.matrix import CommPartial
+from ..read import FileReport, ReadReport, SkippedLine, TraceFile, file_stat
 from ..schema import MAX_MSG_BYTES
 from .map import FileResult, Packed
 
@@ -160,42 +161,47 @@ class TraceCache:
         phase: str | None,
         options: dict[str, Any],
         report: ReadReport,
-    ) -> dict[int, FileResult]:
+    ) -> Loaded:
         """The cached result of each unchanged file of ``files``, by index."""
         key = self.key(trace, phase=phase, options=options)
         if key is None:
-            return {}
+            return Loaded({})
         entry = self._entry(key)
         if not entry.exists():
-            return {}
+            return Loaded({})
         try:
             names, stats, packed, counts, extras = _read_entry(entry, key)
         except Exception as exc:  # any damage: ignored, read again, rewritten
             report.note(
                 f"cache entry {entry} is damaged ({_why(exc)}): ignored, the trace is read again"
             )
-            return {}
-        where = {name: j for j, name in enumerate(names)}
+            return Loaded({})
+        rows = _unchanged_rows(names, stats, files, report)
+        counts_rows = counts.tolist()
+        # every row of the entry used once (a warm run of an unchanged trace):
+        # one partial for all, not a view per file (65,536 of them)
+        whole = len(rows) == len(names) and len(set(rows.values())) == len(names)
         found: dict[int, FileResult] = {}
-        for i, f in enumerate(files):
-            j = where.get(f.path.name)
-            if j is None or _stat(f.path) != tuple(stats[j]):
-                continue
-            skipped, examples = extras.get(str(j), ({}, []))
+        for i, j in rows.items():
+            f = files[i]
+            lines_read, lines_blank, bytes_read, mismatched = counts_rows[j]
+            extra = extras.get(str(j))
             file_report = FileReport(
-                str(f.path),
-                pe=f.pe,
-                phase=f.phase,
-                lines_read=int(counts[j, 0]),
-                lines_blank=int(counts[j, 1]),
-                bytes_read=int(counts[j, 2]),
-                skipped={str(k): int(v) for k, v in skipped.items()},
-                examples=[SkippedLine(int(e[0]), str(e[1]), str(e[2])) for e in examples],
+                str(f.path), f.pe, f.phase, lines_read, lines_blank, bytes_read
             )
-            found[i] = FileResult(file_report, packed.part(j), int(counts[j, 3]))
+            if extra is not None:
+                skipped, examples = extra
+                file_report.skipped = {str(k): int(v) for k, v in skipped.items()}
+                file_report.examples = [
+                    SkippedLine(int(e[0]), str(e[1]), str(e[2])) for e in examples
+                ]
+            partial = _LATER if whole else packed.part(j)
+            found[i] = FileResult(file_report, partial, mismatched)
         if found:
             _touch(entry)
-        return found
+        if whole:
+            return Loaded(found, packed.total(), packed, rows)
+        return Loaded(found)
 
     def save(
         self,
@@ -206,19 +212,28 @@ class TraceCache:
         phase: str | None,
         options: dict[str, Any],
         report: ReadReport,
+        loaded: Loaded | None = None,
     ) -> None:
         """Store every file's result as the trace's one entry, then keep the
-        cache under its cap (errors while writing are ignored: it is a cache)."""
+        cache under its cap (errors while writing are ignored: it is a cache).
+        ``loaded``: what :meth:`load` gave, for the partials it left in its entry."""
         key = self.key(trace, phase=phase, options=options)
         if key is None:
             return
         keep = [i for i in range(len(files)) if i in results and results[i].error is None]
-        stats = {i: _stat(files[i].path) for i in keep}
+        # the stat taken before the read (a file written meanwhile is read again next time)
+        planned = report.stats_planned if len(report.stats_planned) == len(files) else None
+        stats = {i: file_stat(files[i].path) if planned is None else planned[i] for i in keep}
         keep = [i for i in keep if stats[i] is not None]
         if not keep:
             return
         rows = [results[i] for i in keep]
-        packed = Packed.of([r.partial for r in rows])
+        packed = Packed.of(
+            [
+                loaded.partial(i) if loaded is not None and r.partial is _LATER else r.partial
+                for i, r in zip(keep, rows, strict=True)
+            ]
+        )
         extras = {
             str(j): [r.report.skipped, [[e.line, e.reason, e.text] for e in r.report.examples]]
             for j, r in enumerate(rows)
@@ -406,13 +421,48 @@ def _check_values(
         raise ValueError("infinite times")
 
 
-def _stat(path: Path) -> tuple[int, int, int, int] | None:
-    """What says a file changed: size, mtime, inode, ctime (ns)."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+#: The partial of a file loaded with its whole entry: :meth:`Loaded.partial` makes it.
+_LATER = CommPartial()
+
+
+@dataclass
+class Loaded:
+    """What a cache entry gave: the result of each unchanged file, by index.
+
+    When every row of the entry was used (a warm run of an unchanged trace),
+    ``total`` holds all their partials summed, and a file's own partial is
+    made only if asked for (the entry is written again): 65,536 views cost
+    half a second.
+    """
+
+    found: dict[int, FileResult]
+    total: CommPartial | None = None
+    packed: Packed | None = None
+    rows: dict[int, int] = field(default_factory=dict)
+
+    def partial(self, i: int) -> CommPartial:
+        """File ``i``'s own partial."""
+        result = self.found[i]
+        if result.partial is not _LATER or self.packed is None:
+            return result.partial
+        return self.packed.part(self.rows[i])
+
+
+def _unchanged_rows(
+    names: list[str], stats: np.ndarray, files: list[TraceFile], report: ReadReport
+) -> dict[int, int]:
+    """File index -> entry row of each file unchanged since the entry was
+    written (same name, size, mtime, inode and ctime)."""
+    where = {name: j for j, name in enumerate(names)}
+    planned = report.stats_planned
+    if len(planned) != len(files):
+        planned = [file_stat(f.path) for f in files]
+    rows = np.array([where.get(f.path.name, -1) for f in files], dtype=np.int64)
+    now = np.array([(-1, -1, -1, -1) if st is None else st for st in planned], dtype=np.int64)
+    same = (rows >= 0) & (now[:, 0] >= 0)
+    if len(files):
+        same &= (stats[np.maximum(rows, 0)] == now.reshape(len(files), _STAT)).all(axis=1)
+    return {int(i): int(rows[i]) for i in np.flatnonzero(same)}
 
 
 def _size(path: Path) -> int:

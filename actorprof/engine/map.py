@@ -251,6 +251,22 @@ class Packed:
     def __len__(self) -> int:
         return len(self.messages)
 
+    def total(self) -> CommPartial:
+        """All the partials summed (cells may repeat until compacted)."""
+        times = self.times[~np.isnan(self.times)]
+        arr = self.arrays
+        return CommPartial(
+            arr["src"],
+            arr["dst"],
+            arr["counts"],
+            arr["nbytes"],
+            arr["pe"],
+            arr["node"],
+            messages=int(self.messages.sum()),
+            time_min=float(times.min()) if times.size else None,
+            time_max=float(times.max()) if times.size else None,
+        )
+
     def part(self, i: int) -> CommPartial:
         """Partial ``i`` (views into the arrays)."""
         a = 0 if i == 0 else int(self.cell_ends[i - 1])

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from ..analyze.breakdown import sum_regions
-from ..read import FileReport, ReadReport, SkippedLine, TraceFile
-from .cache import TraceCache, _stat, _touch, _why
+from ..read import FileReport, ReadReport, SkippedLine, TraceFile, file_stat
+from .cache import TraceCache, _touch, _why
 
 __all__ = ["PAPI_CACHE_FORMAT", "load_papi", "save_papi"]
 
@@ -106,7 +106,7 @@ def _read(
     if names != [f.path.name for f in files]:
         return None
     for f, stat in zip(files, stats.tolist(), strict=True):
-        if _stat(f.path) != tuple(stat):
+        if file_stat(f.path) != tuple(stat):
             return None
     columns = ["pe", "mailbox", "lines", "num_sends", *counters]
     if accounting.shape != (len(files), len(_ACCOUNTING)) or table.shape[1:] != (len(columns),):
@@ -140,7 +140,7 @@ def save_papi(
     """Store a whole read as the trace's entry, then keep the cache under its
     cap (errors while writing are ignored: it is a cache)."""
     found = _entry(cache, trace, phase, options)
-    stats = [_stat(f.path) for f in files]
+    stats = [file_stat(f.path) for f in files]
     if found is None or any(s is None for s in stats) or len(reports) != len(files):
         return
     key, entry = found

@@ -28,10 +28,11 @@ from ..read import (
     PhysicalScan,
     ReadReport,
     begin_physical_read,
+    file_stat,
     no_trace_error,
     physical_file,
 )
-from .cache import TraceCache, _stat
+from .cache import TraceCache
 from .physical_cache import load_physical, save_physical
 from .run import Engine, _cuts, run_map
 
@@ -156,7 +157,7 @@ def reduce_physical(
             if progress is not None:
                 progress.update(file_report.bytes_read, 1)
             return partial
-    stat = _stat(file)  # before the read: a file written meanwhile is not cached
+    stat = file_stat(file)  # before the read: a file written meanwhile is not cached
     units = _plan(file, size, engine, num_pes=num_pes, sized=sized)
     serial = _serial(engine, size)
     found: dict[int, PhysicalRange] = {}

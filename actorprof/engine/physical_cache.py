@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from ..analyze.physical_partial import PhysicalPartial
-from ..read import FileReport, ReadReport, SkippedLine
+from ..read import FileReport, ReadReport, SkippedLine, file_stat
 from ..schema import MAX_MSG_BYTES, SEND_TYPES
-from .cache import TraceCache, _stat, _touch, _why
+from .cache import TraceCache, _touch, _why
 
 __all__ = ["load_physical", "save_physical"]
 
@@ -53,7 +53,7 @@ def load_physical(
             f"cache entry {entry} is damaged ({_why(exc)}): ignored, the trace is read again"
         )
         return None
-    if stat != _stat(file):
+    if stat != file_stat(file):
         return None
     _touch(entry)
     return partial, file_report
@@ -72,7 +72,7 @@ def save_physical(
     """Store the read of ``file`` (``stat``: the file's, taken before the read),
     then keep the cache under its cap. Errors while writing are ignored."""
     key = cache.key(file, phase=None, options=_options(num_pes, partial.sized))
-    if key is None or stat is None or stat != _stat(file):
+    if key is None or stat is None or stat != file_stat(file):
         return  # changed while it was read: not stored
     meta = {
         "key": key,

@@ -264,10 +264,15 @@ def _results(
     # the PE-id limit decides which lines are skipped: part of the key
     options = {"columns": list(LOGICAL_COLUMNS), "reader": 2, "pe_limit": report.pe_limit}
     found: dict[int, FileResult] = {}
+    loaded = None
     if cache is not None:
-        found = cache.load(path, files, phase=phase, options=options, report=report)
-        for hit in found.values():
-            acc.add_partial(hit.partial)
+        loaded = cache.load(path, files, phase=phase, options=options, report=report)
+        found = loaded.found
+        if loaded.total is not None:
+            acc.add_partial(loaded.total)
+        else:
+            for hit in found.values():
+                acc.add_partial(hit.partial)
     done_bytes = sum(hit.report.bytes_read for hit in found.values())
     done_files = hits = len(found)
     if progress is not None:
@@ -304,7 +309,7 @@ def _results(
             ranges.sort(key=lambda r: r.start)
         found[i] = merge_ranges(ranges, pe=files[i].pe, phase=files[i].phase)
     if cache is not None and (parts or len(found) > hits):
-        cache.save(path, files, found, phase=phase, options=options, report=report)
+        cache.save(path, files, found, phase=phase, options=options, report=report, loaded=loaded)
     return [found[i] for i in range(len(files))]
 
 

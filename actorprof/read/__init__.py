@@ -24,6 +24,7 @@ __all__ = [
     "begin_physical_read",
     "canonical_lines",
     "check_input_path",
+    "file_stat",
     "find_pe_files",
     "iter_logical",
     "iter_papi",
@@ -61,6 +62,7 @@ _EXPORTS = {
     "begin_physical_read": "physical",
     "canonical_lines": "logical",
     "check_input_path": "_files",
+    "file_stat": "_files",
     "find_pe_files": "_files",
     "iter_logical": "logical",
     "iter_papi": "papi",
@@ -87,6 +89,7 @@ if TYPE_CHECKING:
     from ._files import (
         TraceFile,
         check_input_path,
+        file_stat,
         find_pe_files,
         list_folder,
         small_file_text,

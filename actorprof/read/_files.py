@@ -24,6 +24,7 @@ __all__ = [
     "TraceFile",
     "check_input_path",
     "compressed_pe_files",
+    "file_stat",
     "find_pe_files",
     "format_ranges",
     "list_folder",
@@ -479,13 +480,17 @@ def pe_trace_files(
     _warn_compressed(path, kind, report)
     check_pe_files(files, num_pes, report)
     report.files_planned = len(files)
-    report.sizes_planned = [_size(str(f.path)) for f in files]
+    report.stats_planned = [file_stat(str(f.path)) for f in files]
+    report.sizes_planned = [0 if st is None else st[0] for st in report.stats_planned]
     report.bytes_planned = sum(report.sizes_planned)
     return files
 
 
-def _size(path: str) -> int:
+def file_stat(path: str | Path) -> tuple[int, int, int, int] | None:
+    """What says a file changed: size, mtime, inode, ctime (ns); None when it
+    cannot be stat'ed (the read says why)."""
     try:
-        return os.stat(path).st_size
+        st = os.stat(path)
     except OSError:
-        return 0  # the read says why
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)

@@ -160,6 +160,11 @@ class ReadReport(Summarized):
     #: Each planned file's size, in file order (the engine plans its work
     #: from them: one stat per file, not two).
     sizes_planned: list[int] = field(default_factory=list, repr=False, compare=False)
+    #: Each planned file's (size, mtime, inode, ctime) in ns, None if it could
+    #: not be stat'ed, from the same stat: what says a file changed (the cache).
+    stats_planned: list[tuple[int, int, int, int] | None] = field(
+        default_factory=list, repr=False, compare=False
+    )
     _done_files: int = field(default=0, repr=False, compare=False)
     _done_bytes: int = field(default=0, repr=False, compare=False)
 
