@@ -200,10 +200,18 @@ class OutputWriter:
                 # a slice of rows at a time: the text of a whole big table (a
                 # 65,536-PE link table is 388 MB) is never held
                 step = max(rows, _CSV_SLICE_CELLS // max(len(frame.columns), 1))
-                fast = _integer_columns(frame, index=index)
+                wide = _wide_integer_frame(frame, index=index)
+                fast = None if wide else _integer_columns(frame, index=index)
                 for start in range(0, max(len(frame), 1), step):
                     part = frame.iloc[start : start + step]
                     if not header and not len(part):
+                        continue
+                    if wide and len(part):  # many integer columns: one block of digits
+                        if header:
+                            head = part.iloc[:0].to_csv(index=index, lineterminator="\n")
+                            handle.write(utf8(head))
+                        handle.write(_block_rows(part, index=index))
+                        header = False
                         continue
                     if fast is not None and len(part):  # integer columns: digits at once
                         if header:
@@ -302,6 +310,47 @@ def _integer_columns(frame: pd.DataFrame, *, index: bool) -> list[np.ndarray] | 
     if all(isinstance(c.dtype, np.dtype) and c.dtype.kind in "iu" for c in columns):
         return [c.to_numpy() for c in columns]
     return None
+
+
+#: Columns from which a table of integers is written as one block of digits.
+_WIDE_COLUMNS = 64
+
+
+def _wide_integer_frame(frame: pd.DataFrame, *, index: bool) -> bool:
+    """Whether ``frame`` is wide (a column per PE) and all numpy integers, with
+    an index (when written) of integers or of floats without NaN."""
+    import pandas as pd
+
+    if len(frame.columns) < _WIDE_COLUMNS or not len(frame):
+        return False
+    if not all(isinstance(t, np.dtype) and t.kind in "iu" for t in frame.dtypes):
+        return False
+    if not index:
+        return True
+    ix = frame.index
+    if isinstance(ix, pd.MultiIndex) or not isinstance(ix.dtype, np.dtype):
+        return False
+    return ix.dtype.kind in "iu" or (ix.dtype.kind == "f" and not bool(np.isnan(ix).any()))
+
+
+def _block_rows(part: pd.DataFrame, *, index: bool) -> bytes:
+    """CSV rows of a wide integer frame (:func:`_wide_integer_frame`): the
+    bytes ``to_csv`` writes for them (a float index as ``repr``, as pandas
+    writes it), without a Series per column (65,536 of them took seconds)."""
+    values = part.to_numpy()
+    n_rows, n_cols = values.shape
+    digits = _digit_matrix(values.ravel()).reshape(n_rows, n_cols, -1)
+    ends = np.full((n_rows, n_cols, 1), ord(","), np.uint8)
+    ends[:, -1, 0] = ord("\n")
+    text = np.concatenate([digits, ends], axis=2).reshape(n_rows, -1)
+    heads: list[bytes] = [b""] * n_rows
+    if index:
+        ix = part.index.to_numpy()
+        if ix.dtype.kind == "f":
+            heads = [repr(float(v)).encode() + b"," for v in ix.tolist()]
+        else:
+            heads = [b"%d," % v for v in ix.tolist()]
+    return b"".join(head + row[row != 0].tobytes() for head, row in zip(heads, text, strict=True))
 
 
 def integer_rows(columns: list[np.ndarray]) -> bytes:

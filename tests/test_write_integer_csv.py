@@ -67,3 +67,44 @@ def test_writer_slices_big_integer_tables(tmp_path: Path, monkeypatch: pytest.Mo
     frame = pd.DataFrame({"a": np.arange(1000), "b": np.arange(1000)[::-1] * -7})
     written = OutputWriter(tmp_path, kind="t").csv(frame, "big", index=False).read_bytes()
     assert written == frame.to_csv(index=False, lineterminator="\n").encode()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_wide_tables_written_as_one_block(
+    tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A column per PE (the timeline's counts: few time bins, 65,536 PEs):
+    the block route writes what ``to_csv`` writes, index of floats (written
+    as ``repr``, as pandas does) or of integers, sliced or not."""
+    import actorprof.write as write
+
+    rng = np.random.default_rng(seed)
+    rows, cols = int(rng.integers(1, 40)), int(rng.integers(64, 400))
+    dtype = ["int64", "uint32", "int16"][seed % 3]
+    values = rng.integers(
+        -5 if dtype != "uint32" else 0, 10 ** int(rng.integers(1, 4)), (rows, cols)
+    )
+    frame = pd.DataFrame(values.astype(dtype), columns=[str(c) for c in range(cols)])
+    kind = seed % 4
+    if kind == 0:
+        frame.index = pd.Index(np.arange(rows) * 0.016 * rng.random(), name="time_s")
+    elif kind == 1:
+        frame.index = pd.Index(rng.integers(-(10**12), 10**12, rows), name="pe")
+    elif kind == 2:
+        frame.index = pd.Index([1e-7 * k for k in range(rows)], name="t")
+    if seed % 5 == 0:
+        monkeypatch.setattr(write, "_CSV_SLICE_CELLS", 1)  # a row per slice
+    assert write._wide_integer_frame(frame, index=True)
+    out = OutputWriter(tmp_path, kind="t")
+    for index in (True, False):
+        written = out.csv(frame, f"wide{index}", index=index).read_bytes()
+        assert written == frame.to_csv(index=index, lineterminator="\n").encode()
+
+
+def test_wide_tables_with_a_missing_time_take_the_general_path() -> None:
+    import actorprof.write as write
+
+    frame = pd.DataFrame(np.ones((3, 70), dtype=np.int64), index=[0.5, np.nan, 1.5])
+    assert not write._wide_integer_frame(frame, index=True)
+    assert write._wide_integer_frame(frame, index=False)
+    assert not write._wide_integer_frame(frame.astype(float), index=False)
