@@ -248,3 +248,36 @@ def test_heat_strip_pools_many_pes_by_their_max() -> None:
     small = plot_timeline_heat(send_timeline(frame[frame.src_pe < 100], num_pes=100), ax=other)
     assert small.images[0].get_array().shape[0] == 100 and small.get_ylabel() == "source PE"
     plt.close("all")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_merging_many_accumulators_equals_one(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Units merged one after another (held back, then sorted once) give what
+    one accumulator fed every chunk gives, whatever level each unit reached."""
+    import actorprof.analyze.timeline as timeline
+
+    monkeypatch.setattr(timeline, "_PENDING_MIN", [0, 50, 1 << 20][seed % 3])
+    rng = np.random.default_rng(seed)
+    chunks = []
+    for k in range(12):
+        n = int(rng.integers(1, 300))
+        spread = float(10.0 ** rng.integers(-2, 3))  # units reach different bin levels
+        chunks.append(
+            pd.DataFrame(
+                {
+                    "src_pe": rng.integers(0, 40, n),
+                    "time_s": 1_721_400_000 + k * 0.5 + rng.random(n) * spread,
+                }
+            )
+        )
+    one = TimelineAccumulator(base_s=1e-3, max_bins=64)
+    merged = TimelineAccumulator(base_s=1e-3, max_bins=64)
+    for i in range(0, len(chunks), 3):
+        unit = TimelineAccumulator(base_s=1e-3, max_bins=64)
+        for chunk in chunks[i : i + 3]:
+            one.add(chunk)
+            unit.add(chunk)
+        merged.merge(unit)
+    a, b = one.result(), merged.result()
+    pd.testing.assert_frame_equal(a.counts, b.counts)
+    assert a.bin_s == b.bin_s and a.first_s == b.first_s and a.last_s == b.last_s

@@ -191,7 +191,6 @@ class TimelineAccumulator:
         """Add another accumulator's bins and counts (same ``base_s``)."""
         if other.base_s != self.base_s:
             raise ValueError("cannot merge timelines of different base widths")
-        self._consolidate()
         other._consolidate()
         self.num_pes = max(self.num_pes, other.num_pes)
         for mine, theirs in ((self._untimed, other._untimed), (self._outliers, other._outliers)):
@@ -201,8 +200,14 @@ class TimelineAccumulator:
         if other.level < self.level:
             keys = _coarsen(keys, self.level - other.level)
         elif other.level > self.level:
+            self._consolidate()
             self._coarsen_state(other.level - self.level)
-        self._absorb((keys, other._counts, other._low, other._high))
+        # held back like a chunk's cells: merging each of many units into the
+        # state at once re-sorted the whole state each time (quadratic)
+        self._pending.append((keys, other._counts, other._low, other._high))
+        self._pending_size += len(keys)
+        if self._pending_size > max(_PENDING_MIN, len(self._keys)):
+            self._consolidate()
 
     def drop_outliers(
         self, window: tuple[float, float] | None = None
