@@ -322,8 +322,9 @@ class TimelineAccumulator:
         self._absorb_into_empty(
             _cells_sum(*(np.concatenate([a, b]) for a, b in zip(mine, cells, strict=True)))
         )
-        while _distinct_bins(self._keys) > self.bin_limit:
-            self._coarsen_state(1)
+        steps = _steps_to_fit(self._keys, self.bin_limit)
+        if steps:  # at once: the same cells as one step at a time, one sort
+            self._coarsen_state(steps)
 
 
 def outlier_window(
@@ -445,8 +446,14 @@ def _coarsen(keys: np.ndarray, steps: int) -> np.ndarray:
     return pe * _PE_SHIFT + (bins >> steps)
 
 
-def _distinct_bins(keys: np.ndarray) -> int:
-    return len(np.unique(keys % _PE_SHIFT)) if len(keys) else 0
+def _steps_to_fit(keys: np.ndarray, limit: int) -> int:
+    """How many times bins must double so that ``keys`` span at most ``limit`` bins."""
+    bins = np.unique(keys % _PE_SHIFT)
+    steps = 0
+    while len(bins) > limit:
+        bins = np.unique(bins >> 1)
+        steps += 1
+    return steps
 
 
 def send_timeline(
