@@ -118,15 +118,19 @@ class FileReport:
         (``files`` is then empty: a summary printed on stderr needs no 65,536 of them).
         """
         # plain Python values only (see PlainList): counts may come from numpy
+        skipped = self.skipped
         return {
             "path": str(self.path),
             "pe": None if self.pe is None else int(self.pe),
             "bytes": int(self.bytes_read),
             "lines_read": int(self.lines_read),
             "lines_blank": int(self.lines_blank),
-            "lines_skipped": int(self.lines_skipped),
-            "skipped_by_reason": {str(k): int(v) for k, v in sorted(self.skipped.items())},
-            "first_skipped": [e.to_dict() for e in self.examples],
+            "lines_skipped": int(sum(skipped.values())) if skipped else 0,
+            # (most files of a run skip nothing: no sort, no loop for them)
+            "skipped_by_reason": {str(k): int(v) for k, v in sorted(skipped.items())}
+            if skipped
+            else {},
+            "first_skipped": [e.to_dict() for e in self.examples] if self.examples else [],
         }
 
 
