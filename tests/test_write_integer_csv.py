@@ -108,3 +108,31 @@ def test_wide_tables_with_a_missing_time_take_the_general_path() -> None:
     assert not write._wide_integer_frame(frame, index=True)
     assert write._wide_integer_frame(frame, index=False)
     assert not write._wide_integer_frame(frame.astype(float), index=False)
+
+
+def test_send_type_labels_on_the_fast_path(tmp_path: Path) -> None:
+    """A categorical column of plain labels (the physical pairs' send type) is
+    written by the fast path, byte for byte what ``to_csv`` writes; labels
+    that CSV would quote, and missing values, take the general path."""
+    from actorprof.schema import SEND_TYPE_DTYPE
+
+    rng = np.random.default_rng(3)
+    n = 5000
+    frame = pd.DataFrame(
+        {
+            "send_type": pd.Categorical.from_codes(rng.integers(0, 3, n), dtype=SEND_TYPE_DTYPE),
+            "src_pe": rng.integers(0, 65536, n),
+            "bytes": rng.integers(0, 10**9, n),
+        }
+    )
+    assert _integer_columns(frame, index=False) is not None
+    odd = frame.assign(send_type=frame["send_type"].cat.rename_categories(["a,b", "c", "d"]))
+    missing = frame.copy()
+    missing.loc[3, "send_type"] = None
+    assert _integer_columns(odd, index=False) is None
+    assert _integer_columns(missing, index=False) is None
+    out = OutputWriter(tmp_path, kind="t")
+    for name, f in {"plain": frame, "odd": odd, "missing": missing}.items():
+        for index in (False, True):
+            written = out.csv(f, f"{name}{index}", index=index).read_bytes()
+            assert written == f.to_csv(index=index, lineterminator="\n").encode()

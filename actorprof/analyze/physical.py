@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..schema import BUFFER_SEND_TYPES, PHYSICAL_PE_TABLE_COLUMNS, SEND_TYPES
+from ..schema import BUFFER_SEND_TYPES, PHYSICAL_PE_TABLE_COLUMNS, SEND_TYPE_DTYPE, SEND_TYPES
 from .matrix import (
     DENSE_MAX_PES,
     CommAccumulator,
@@ -307,13 +307,16 @@ def physical_pe_totals(mats: PhysicalMatrices) -> pd.DataFrame:
 
 
 def physical_pairs(mats: PhysicalMatrices) -> pd.DataFrame:
-    """Every non-zero link of every send type, long: ``send_type``, ``src_pe``,
-    ``dst_pe``, ``buffers``, ``bytes`` (types in :data:`SEND_TYPES` order, then
-    source and destination). The exact data at any PE count."""
+    """Every non-zero link of every send type, long: ``send_type`` (categorical,
+    :data:`~actorprof.schema.SEND_TYPE_DTYPE`), ``src_pe``, ``dst_pe``,
+    ``buffers``, ``bytes`` (types in :data:`SEND_TYPES` order, then source and
+    destination). The exact data at any PE count."""
     parts = []
     for t in SEND_TYPES:
         pairs = mats.pairs(t)
-        parts.append(pairs.assign(send_type=t)[["send_type", *pairs.columns]])
+        codes = np.full(len(pairs), SEND_TYPE_DTYPE.categories.get_loc(t), dtype=np.int8)
+        kind = pd.Categorical.from_codes(codes, dtype=SEND_TYPE_DTYPE)
+        parts.append(pairs.assign(send_type=kind)[["send_type", *pairs.columns]])
     return pd.concat(parts, ignore_index=True)
 
 
