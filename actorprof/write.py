@@ -313,6 +313,11 @@ def _integer_columns(frame: pd.DataFrame, *, index: bool) -> list[np.ndarray] | 
             out.append(c.to_numpy())
         elif isinstance(c.dtype, pd.CategoricalDtype) and (labels := _label_matrix(c)) is not None:
             out.append(labels)  # a send type: its text, as rows of bytes
+        elif isinstance(c.dtype, pd.api.extensions.ExtensionDtype) and c.dtype.kind in "iu":
+            # a nullable integer column: a missing value is an empty field
+            digits = _digit_matrix(c.to_numpy(dtype=np.int64, na_value=0))
+            digits[np.asarray(c.isna())] = 0
+            out.append(digits)
         else:
             return None
     return out
