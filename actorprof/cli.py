@@ -414,7 +414,7 @@ def logical(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="logical", fmt=fmt, dpi=dpi)
+    out = OutputWriter(output_dir, kind="logical", fmt=fmt, dpi=dpi, background=True)
     trace_dir = trace_location(trace_dir, "logical", console)
     with console.progress() as progress:
         view = logical_view(
@@ -432,7 +432,7 @@ def logical(
     write_logical(
         view, out, metric=metric, level=level, log_scale=log_scale, top=top, pes=pe_window
     )
-    console.wrote(out.written)
+    console.wrote(out.finish())
     report_to_console(view.report, console)
     for line in view.summary_lines():
         console.info(line)
