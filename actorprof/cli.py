@@ -476,7 +476,7 @@ def timeline(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="timeline", fmt=fmt, dpi=dpi)
+    out = OutputWriter(output_dir, kind="timeline", fmt=fmt, dpi=dpi, background=True)
     trace_dir = trace_location(trace_dir, "logical", console)
     reports: dict[str, ReadReport] = {}
     with console.progress() as progress:
@@ -491,7 +491,7 @@ def timeline(
     write_timeline_figure(view, out, bins=bins, log_scale=log_scale)
     out.csv(view.display(bins).counts, "counts")
     out.json(view.summary(bins=bins), "summary")
-    console.wrote(out.written)
+    console.wrote(out.finish())
     for report in reports.values():
         report_to_console(report, console)
     s = view.summary(bins=bins)
@@ -671,7 +671,7 @@ def papi(
 
     names = None if counters is None else [c.strip() for c in counters.split(",")]
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="papi", fmt=fmt, dpi=dpi)
+    out = OutputWriter(output_dir, kind="papi", fmt=fmt, dpi=dpi, background=True)
     trace_dir = trace_location(trace_dir, "papi", console)
     with console.progress() as progress:
         view = papi_view(
@@ -684,7 +684,7 @@ def papi(
             progress=progress,
         )
     write_papi(view, out, by_mailbox=by_mailbox, sort=sort)
-    console.wrote(out.written)
+    console.wrote(out.finish())
     report_to_console(view.report, console)
     for line in view.summary_lines():
         console.info(line)
@@ -741,12 +741,12 @@ def overall(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="overall", fmt=fmt, dpi=dpi)
+    out = OutputWriter(output_dir, kind="overall", fmt=fmt, dpi=dpi, background=True)
     trace = trace_location(trace, "overall", console)
     report = ReadReport(kind="overall")
     view = overall_view(trace, label=label, num_pes=num_pes, cpu_ghz=cpu_ghz, report=report)
     write_overall(view, out, sort=sort)
-    console.wrote(out.written)
+    console.wrote(out.finish())
     for note in report.notes:
         console.info(note)
     for warning in report.warnings:
@@ -863,7 +863,7 @@ def physical(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="physical", fmt=fmt, dpi=dpi)
+    out = OutputWriter(output_dir, kind="physical", fmt=fmt, dpi=dpi, background=True)
     trace = trace_location(trace, "physical", console)
     with console.progress() as progress:
         view = physical_view(
@@ -876,7 +876,7 @@ def physical(
         )
     types = view.types_shown(None if send_type == "all" else [send_type])
     write_physical(view, out, types=types, metric=metric, log_scale=log_scale, top=top)
-    console.wrote(out.written)
+    console.wrote(out.finish())
     report_to_console(view.report, console)
     for line in view.summary_lines():
         console.info(line)
@@ -954,7 +954,7 @@ def aggregation(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="aggregation", fmt=fmt, dpi=dpi)
+    out = OutputWriter(output_dir, kind="aggregation", fmt=fmt, dpi=dpi, background=True)
     physical_path, logical_path = aggregation_inputs(
         trace_dir, logical=logical_dir, physical_optional=layouts is not None
     )
@@ -977,7 +977,7 @@ def aggregation(
             keep_links=None,  # beyond 1,024 PEs: counted, then written a block at a time
         )
     write_aggregation(view, out, log_scale=log_scale)
-    console.wrote(out.written)
+    console.wrote(out.finish())
     report_to_console(lreport, console)
     if physical_path is not None:
         report_to_console(preport, console)
