@@ -10,6 +10,7 @@ the commands so that ``actorprof --help`` answers at once.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import traceback
 import warnings
@@ -335,6 +336,23 @@ def main() -> None:
     stdout lists the files written, one per line; notes go to stderr.
     Exit codes: 0 success, 1 data error, 2 usage error.
     """
+    one_blas_thread()
+
+
+#: Variables that set the threads of numpy's OpenBLAS (the first one set wins).
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def one_blas_thread() -> None:
+    """One OpenBLAS thread for this process and its workers, unless the user chose.
+
+    actorprof does no linear algebra, but numpy's OpenBLAS starts a thread
+    per core when numpy is imported (before any command's work: imports are
+    lazy): 40-60 ms of CPU per process, taken from the figure drawn beside
+    (docs/performance.md, "Fixed cost"). No effect once numpy is imported.
+    """
+    if not any(os.environ.get(name) for name in BLAS_THREAD_VARIABLES):
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
 LOGICAL_EXAMPLE = """\b
