@@ -1,4 +1,5 @@
-"""The CLI asks numpy's OpenBLAS for one thread, unless the user chose."""
+"""Process settings of the CLI: one OpenBLAS thread unless the user chose, and
+fewer garbage-collector passes while a command runs (restored after it)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sys
 
 import pytest
 
-from actorprof.cli import BLAS_THREAD_VARIABLES, one_blas_thread
+from actorprof.cli import BLAS_THREAD_VARIABLES, GC_YOUNG_THRESHOLD, one_blas_thread
 
 
 @pytest.fixture
@@ -48,3 +49,19 @@ def test_a_command_imports_numpy_after_the_setting() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "1\n"
+
+
+def test_fewer_gc_passes_while_a_command_runs_then_as_before() -> None:
+    code = (
+        "import gc\n"
+        "from actorprof.cli import main\n"
+        "@main.command('probe')\n"
+        "def probe():\n"
+        "    print(gc.get_threshold())\n"
+        "gc.set_threshold(900, 11, 12)\n"
+        "main(['probe'], standalone_mode=False)\n"
+        "print(gc.get_threshold())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"({GC_YOUNG_THRESHOLD}, 11, 12)\n(900, 11, 12)\n"
