@@ -10,6 +10,7 @@ a window or depends on the global backend.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import math
@@ -218,6 +219,9 @@ class OutputWriter:
             status = 0
             try:
                 os.close(read_end)
+                # a collection would walk (and copy) every page shared with the
+                # parent; the child draws one figure and exits
+                gc.disable()
                 try:
                     self._write_file(target, write)  # not _atomic: no sibling to wait for
                 except BaseException as exc:  # every failure goes to the parent
