@@ -135,8 +135,9 @@ class OutputWriter:
 
     ``background=True`` lets a figure be drawn and saved by a forked child
     process while this one goes on (the next figure, the tables): only on
-    systems with ``fork``, with more than one usable CPU and no other thread
-    running, at most one child per spare CPU. :meth:`finish` must then be
+    systems with ``fork``, with no other thread running, and at most one
+    child per CPU that is both usable by this process and idle (the CPUs
+    less the 1-minute load average): none on a one-CPU or a busy machine. :meth:`finish` must then be
     called: it waits for the children and raises the error a child met, the
     one the same figure would have raised here. Files stay atomic either way
     and hold the same bytes; ``written`` keeps the order of the calls.
@@ -372,12 +373,22 @@ class OutputWriter:
 
 
 def _spare_cpus() -> int:
-    """CPUs this process may use beyond its own, when it may fork (else 0)."""
+    """CPUs this process may use beyond its own and that are idle, when it may
+    fork (else 0).
+
+    Idle: the machine's CPUs less the 1-minute load average. On a busy
+    machine a child only takes CPU from other work and pays for the fork
+    (a loaded 2-CPU machine ran the 8-PE example slower with it).
+    """
     if not hasattr(os, "fork"):
         return 0
     getter = getattr(os, "sched_getaffinity", None)
     usable = len(getter(0)) if getter is not None else (os.cpu_count() or 1)
-    return max(usable - 1, 0)
+    try:
+        idle = (os.cpu_count() or usable) - os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average on this system
+        idle = float(usable)
+    return max(min(usable - 1, math.floor(idle)), 0)
 
 
 class _Child:

@@ -181,7 +181,13 @@ def test_no_child_without_a_spare_cpu_or_with_threads_running(
         stop.set()
         thread.join()
     assert out.finish() == [tmp_path / "k_b.png"]
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.5, 0.5, 0.5))
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
     assert SPARE_CPUS() == 0
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 3, 5}, raising=False)
     assert SPARE_CPUS() == 2
+    monkeypatch.setattr(os, "getloadavg", lambda: (6.5, 1.0, 1.0))  # a busy machine
+    assert SPARE_CPUS() == 1
+    monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 1.0, 1.0))
+    assert SPARE_CPUS() == 0
