@@ -135,11 +135,12 @@ class OutputWriter:
 
     ``background=True`` lets a figure be drawn and saved by a forked child
     process while this one goes on (the next figure, the tables): only on
-    systems with ``fork``, with no other thread running, and at most one
-    child per CPU that is both usable by this process and idle (the CPUs
-    less the 1-minute load average): none on a one-CPU or a busy machine. :meth:`finish` must then be
-    called: it waits for the children and raises the error a child met, the
-    one the same figure would have raised here. Files stay atomic either way
+    Linux (``fork``), with no other thread running, and at most one child
+    per CPU that is both usable by this process and idle (the CPUs less the
+    1-minute load average): none on a one-CPU or a busy machine.
+    :meth:`finish` must then be called: it waits for the children and
+    raises the error a child met, the one the same figure would have raised
+    here. Files stay atomic either way
     and hold the same bytes; ``written`` keeps the order of the calls.
 
     Raises
@@ -380,7 +381,9 @@ def _spare_cpus() -> int:
     machine a child only takes CPU from other work and pays for the fork
     (a loaded 2-CPU machine ran the 8-PE example slower with it).
     """
-    if not hasattr(os, "fork"):
+    if not sys.platform.startswith("linux"):
+        # no fork (Windows), or fork unsafe once system frameworks have run
+        # threads (macOS, where Python's own default is spawn)
         return 0
     getter = getattr(os, "sched_getaffinity", None)
     usable = len(getter(0)) if getter is not None else (os.cpu_count() or 1)

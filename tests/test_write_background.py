@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import signal
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,9 @@ DATA = Path(__file__).resolve().parent / "data"
 SPARE_CPUS = actorprof.write._spare_cpus
 HEATMAP = "PE x PE"  # the title of the logical heatmap
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="figures are drawn in a child on Linux only"
+)
 
 
 def run(*args: str | Path) -> tuple[int, str, str]:
@@ -190,4 +193,7 @@ def test_no_child_without_a_spare_cpu_or_with_threads_running(
     monkeypatch.setattr(os, "getloadavg", lambda: (6.5, 1.0, 1.0))  # a busy machine
     assert SPARE_CPUS() == 1
     monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 1.0, 1.0))
+    assert SPARE_CPUS() == 0
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(sys, "platform", "darwin")
     assert SPARE_CPUS() == 0
