@@ -216,7 +216,12 @@ class OutputWriter:
         for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
             stream.flush()
         read_end, write_end = os.pipe()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:  # no memory or process left for a child: draw it here
+            os.close(read_end)
+            os.close(write_end)
+            return self._atomic(target, write)
         if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
             status = 0
             try:

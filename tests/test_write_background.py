@@ -197,3 +197,16 @@ def test_no_child_without_a_spare_cpu_or_with_threads_running(
     monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     monkeypatch.setattr(sys, "platform", "darwin")
     assert SPARE_CPUS() == 0
+
+
+def test_a_refused_fork_draws_the_figure_here(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse() -> int:
+        raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refuse)
+    out = OutputWriter(tmp_path, kind="k", background=True)
+    out.figure(new_figure(3, 2), "a")
+    assert out.finish() == [tmp_path / "k_a.png"]
+    assert (tmp_path / "k_a.png").read_bytes().startswith(b"\x89PNG")
