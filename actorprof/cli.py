@@ -10,6 +10,8 @@ the commands so that ``actorprof --help`` answers at once.
 from __future__ import annotations
 
 import functools
+import gc
+import os
 import sys
 import traceback
 import warnings
@@ -341,6 +343,42 @@ def main() -> None:
     stdout lists the files written, one per line; notes go to stderr.
     Exit codes: 0 success, 1 data error, 2 usage error.
     """
+    one_blas_thread()
+    fewer_gc_passes()
+
+
+#: Container allocations between two young-generation collections (Python: 700).
+GC_YOUNG_THRESHOLD = 50_000
+
+
+def fewer_gc_passes() -> None:
+    """Collect cyclic garbage less often while a command runs (restored after it).
+
+    Importing numpy, pandas and matplotlib and drawing a figure allocate
+    millions of objects, and the collector, run every 700 allocations, walks
+    the ever larger heap again and again: about 60 ms of CPU of a small
+    command's 1.4 s (docs/performance.md, "Fixed cost"). Cycles are still
+    collected; a few thousand objects more wait for it.
+    """
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], GC_YOUNG_THRESHOLD), *before[1:])
+    click.get_current_context().call_on_close(lambda: gc.set_threshold(*before))
+
+
+#: Variables that set the threads of numpy's OpenBLAS (the first one set wins).
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def one_blas_thread() -> None:
+    """One OpenBLAS thread for this process and its workers, unless the user chose.
+
+    actorprof does no linear algebra, but numpy's OpenBLAS starts a thread
+    per core when numpy is imported (before any command's work: imports are
+    lazy): 40-60 ms of CPU per process, taken from the figure drawn beside
+    (docs/performance.md, "Fixed cost"). No effect once numpy is imported.
+    """
+    if not any(os.environ.get(name) for name in BLAS_THREAD_VARIABLES):
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
 LOGICAL_EXAMPLE = """\b
@@ -420,7 +458,7 @@ def logical(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="logical", fmt=fmt, dpi=dpi)
+    out = OutputWriter(output_dir, kind="logical", fmt=fmt, dpi=dpi, background=True)
     trace_dir = trace_location(trace_dir, "logical", console)
     with console.progress() as progress:
         view = logical_view(
@@ -438,7 +476,7 @@ def logical(
     write_logical(
         view, out, metric=metric, level=level, log_scale=log_scale, top=top, pes=pe_window
     )
-    console.wrote(out.written)
+    console.wrote(out.finish())
     report_to_console(view.report, console)
     console.summary(view)
 
@@ -481,7 +519,7 @@ def timeline(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="timeline", fmt=fmt, dpi=dpi)
+    out = OutputWriter(output_dir, kind="timeline", fmt=fmt, dpi=dpi, background=True)
     trace_dir = trace_location(trace_dir, "logical", console)
     reports: dict[str, ReadReport] = {}
     with console.progress() as progress:
@@ -496,7 +534,7 @@ def timeline(
     write_timeline_figure(view, out, bins=bins, log_scale=log_scale)
     out.csv(view.display(bins).counts, "counts")
     out.json(view.summary(bins=bins), "summary")
-    console.wrote(out.written)
+    console.wrote(out.finish())
     for report in reports.values():
         report_to_console(report, console)
     s = view.summary(bins=bins)
@@ -676,7 +714,7 @@ def papi(
 
     names = None if counters is None else [c.strip() for c in counters.split(",")]
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="papi", fmt=fmt, dpi=dpi)
+    out = OutputWriter(output_dir, kind="papi", fmt=fmt, dpi=dpi, background=True)
     trace_dir = trace_location(trace_dir, "papi", console)
     with console.progress() as progress:
         view = papi_view(
@@ -689,7 +727,7 @@ def papi(
             progress=progress,
         )
     write_papi(view, out, by_mailbox=by_mailbox, sort=sort)
-    console.wrote(out.written)
+    console.wrote(out.finish())
     report_to_console(view.report, console)
     console.summary(view)
 
@@ -745,12 +783,12 @@ def overall(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="overall", fmt=fmt, dpi=dpi)
+    out = OutputWriter(output_dir, kind="overall", fmt=fmt, dpi=dpi, background=True)
     trace = trace_location(trace, "overall", console)
     report = ReadReport(kind="overall")
     view = overall_view(trace, label=label, num_pes=num_pes, cpu_ghz=cpu_ghz, report=report)
     write_overall(view, out, sort=sort)
-    console.wrote(out.written)
+    console.wrote(out.finish())
     for note in report.notes:
         console.info(note)
     for warning in report.warnings:
@@ -866,7 +904,7 @@ def physical(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="physical", fmt=fmt, dpi=dpi)
+    out = OutputWriter(output_dir, kind="physical", fmt=fmt, dpi=dpi, background=True)
     trace = trace_location(trace, "physical", console)
     with console.progress() as progress:
         view = physical_view(
@@ -879,7 +917,7 @@ def physical(
         )
     types = view.types_shown(None if send_type == "all" else [send_type])
     write_physical(view, out, types=types, metric=metric, log_scale=log_scale, top=top)
-    console.wrote(out.written)
+    console.wrote(out.finish())
     report_to_console(view.report, console)
     console.summary(view)
 
@@ -956,7 +994,7 @@ def aggregation(
     from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="aggregation", fmt=fmt, dpi=dpi)
+    out = OutputWriter(output_dir, kind="aggregation", fmt=fmt, dpi=dpi, background=True)
     physical_path, logical_path = aggregation_inputs(
         trace_dir, logical=logical_dir, physical_optional=layouts is not None
     )
@@ -979,7 +1017,7 @@ def aggregation(
             keep_links=None,  # beyond 1,024 PEs: counted, then written a block at a time
         )
     write_aggregation(view, out, log_scale=log_scale)
-    console.wrote(out.written)
+    console.wrote(out.finish())
     report_to_console(lreport, console)
     if physical_path is not None:
         report_to_console(preport, console)

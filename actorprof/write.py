@@ -10,11 +10,16 @@ a window or depends on the global backend.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import math
 import os
+import pickle
+import sys
 import tempfile
+import threading
+import traceback
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
@@ -128,6 +133,16 @@ class OutputWriter:
     sees half a file). ``written`` lists the paths in writing order.
     Figures are saved at ``dpi`` dots per inch (default :data:`FIGURE_DPI`).
 
+    ``background=True`` lets a figure be drawn and saved by a forked child
+    process while this one goes on (the next figure, the tables): only on
+    Linux (``fork``), with no other thread running, and at most one child
+    per CPU that is both usable by this process and idle (the CPUs less the
+    1-minute load average): none on a one-CPU or a busy machine.
+    :meth:`finish` must then be called: it waits for the children and
+    raises the error a child met, the one the same figure would have raised
+    here. Files stay atomic either way
+    and hold the same bytes; ``written`` keeps the order of the calls.
+
     Raises
     ------
     ActorProfError
@@ -141,6 +156,7 @@ class OutputWriter:
         kind: str,
         fmt: str = "png",
         dpi: int | None = None,
+        background: bool = False,
     ) -> None:
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
@@ -151,6 +167,8 @@ class OutputWriter:
         self.kind = kind
         self.fmt = fmt
         self.written: list[Path] = []
+        self._spare = _spare_cpus() if background else 0
+        self._children: list[_Child] = []
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile(dir=self.directory, prefix=".actorprof-check-"):
@@ -168,14 +186,81 @@ class OutputWriter:
     def figure(self, fig: Figure, name: str, *, dpi: int | None = None) -> Path:
         """Save a figure in the chosen format, at ``dpi`` (default: the writer's)."""
         resolution = self.dpi if dpi is None else dpi
-        if self.fmt == "png":
-            return self._atomic(
-                self.path(name, "png"), lambda handle: save_png(fig, handle, dpi=resolution)
-            )
-        return self._atomic(
-            self.path(name, self.fmt),
-            lambda handle: fig.savefig(handle, format=self.fmt, dpi=resolution),
-        )
+        target = self.path(name, self.fmt)
+
+        def write(handle: Any) -> None:
+            if self.fmt == "png":
+                save_png(fig, handle, dpi=resolution)
+            else:
+                fig.savefig(handle, format=self.fmt, dpi=resolution)
+
+        self._reap(block=False)
+        if len(self._children) < self._spare and threading.active_count() == 1:
+            return self._fork(target, write)
+        return self._atomic(target, write)
+
+    def finish(self) -> list[Path]:
+        """Wait for the figures drawn in the background; return ``written``.
+
+        Raises
+        ------
+        ActorProfError, or what drawing the figure raised
+            The first failed figure's error (in the order of the calls); the
+            figure's file is then absent, or its previous complete version.
+        """
+        self._reap(block=True)
+        return self.written
+
+    def _fork(self, target: Path, write: Callable[[Any], Any]) -> Path:
+        """Write ``target`` in a forked child; the parent returns at once."""
+        for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
+            stream.flush()
+        read_end, write_end = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:  # no memory or process left for a child: draw it here
+            os.close(read_end)
+            os.close(write_end)
+            return self._atomic(target, write)
+        if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
+            status = 0
+            try:
+                os.close(read_end)
+                # a collection would walk (and copy) every page shared with the
+                # parent; the child draws one figure and exits
+                gc.disable()
+                try:
+                    self._write_file(target, write)  # not _atomic: no sibling to wait for
+                except BaseException as exc:  # every failure goes to the parent
+                    status = 1
+                    _send(write_end, _failure(exc))
+            finally:
+                os._exit(status)  # no atexit handlers, no flush of the parent's buffers
+        os.close(write_end)
+        self._children.append(_Child(pid, read_end, target))
+        self.written.append(target)
+        return target
+
+    def _reap(self, *, block: bool) -> None:
+        """Collect the children that are done (all of them when ``block``).
+
+        Raises the error of the first failed figure in call order: once one
+        has failed, every child is waited for.
+        """
+        results = {child: child.collect() for child in self._children if block or child.done()}
+        if any(error is not None for error in results.values()):
+            late = [child for child in self._children if child not in results]
+            results.update((child, child.collect()) for child in late)
+        errors = []
+        for child in list(self._children):
+            if child in results:
+                self._children.remove(child)
+                error = results[child]
+                if error is not None:
+                    self.written.remove(child.target)
+                    errors.append(error)
+        if errors:
+            raise errors[0]
 
     def data(self, data: bytes, name: str, ext: str) -> Path:
         """Write bytes already encoded (e.g. a figure rendered once for two uses)."""
@@ -254,6 +339,15 @@ class OutputWriter:
         return self._atomic(self.path(name, ext), lambda handle: handle.write(utf8(text)))
 
     def _atomic(self, target: Path, write: Callable[[Any], Any]) -> Path:
+        """:meth:`_write_file`; when it fails, a figure that failed earlier in the
+        background is the error raised (the one the serial route meets first)."""
+        try:
+            return self._write_file(target, write)
+        except BaseException:
+            self._reap(block=True)
+            raise
+
+    def _write_file(self, target: Path, write: Callable[[Any], Any]) -> Path:
         """Write to a temporary file beside ``target``, then rename it over ``target``.
 
         On any failure the temporary file is removed and ``target`` is left as
@@ -290,6 +384,89 @@ class OutputWriter:
             f"was left{done}. Is the disk or quota full? Free space, or choose another folder "
             "with -o/--output-dir."
         )
+
+
+def _spare_cpus() -> int:
+    """CPUs this process may use beyond its own and that are idle, when it may
+    fork (else 0).
+
+    Idle: the machine's CPUs less the 1-minute load average. On a busy
+    machine a child only takes CPU from other work and pays for the fork
+    (a loaded 2-CPU machine ran the 8-PE example slower with it).
+    """
+    if not sys.platform.startswith("linux"):
+        # no fork (Windows), or fork unsafe once system frameworks have run
+        # threads (macOS, where Python's own default is spawn)
+        return 0
+    getter = getattr(os, "sched_getaffinity", None)
+    usable = len(getter(0)) if getter is not None else (os.cpu_count() or 1)
+    try:
+        idle = (os.cpu_count() or usable) - os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average on this system
+        idle = float(usable)
+    return max(min(usable - 1, math.floor(idle)), 0)
+
+
+class _Child:
+    """A forked child writing one file; its failure comes back through a pipe."""
+
+    def __init__(self, pid: int, pipe: int, target: Path) -> None:
+        self.pid, self.pipe, self.target = pid, pipe, target
+
+    def done(self) -> bool:
+        """Whether the child has exited (it is then reaped: call :meth:`collect`)."""
+        pid, status = os.waitpid(self.pid, os.WNOHANG)
+        if pid:
+            self._status: int | None = status
+        return bool(pid)
+
+    def collect(self) -> BaseException | None:
+        """The child's error, None when it wrote its file (waits for it)."""
+        with os.fdopen(self.pipe, "rb") as pipe:
+            payload = pipe.read()  # before waiting: a long report must not block the child
+        status = getattr(self, "_status", None)
+        if status is None:
+            status = os.waitpid(self.pid, 0)[1]
+        if payload:
+            return _restore(payload)
+        if os.waitstatus_to_exitcode(status) != 0:
+            return ActorProfError(
+                f"{self.target}: the process drawing this figure stopped "
+                f"({_exit_text(status)}); nothing half-written was left. Rerun; if it "
+                "happens again, report it."
+            )
+        return None
+
+
+def _exit_text(status: int) -> str:
+    code = os.waitstatus_to_exitcode(status)
+    return f"signal {-code}" if code < 0 else f"exit status {code}"
+
+
+def _failure(exc: BaseException) -> bytes:
+    """``exc`` pickled, with the child's traceback as a note (``-v`` shows it)."""
+    text = "".join(traceback.format_exception(exc))
+    try:
+        exc.add_note("in the process drawing the figure:\n" + text.rstrip())
+        return pickle.dumps(exc)
+    except Exception:  # an exception that does not pickle
+        copy = RuntimeError(f"{type(exc).__name__}: {exc}")
+        copy.add_note("in the process drawing the figure:\n" + text.rstrip())
+        return pickle.dumps(copy)
+
+
+def _restore(payload: bytes) -> BaseException:
+    error = pickle.loads(payload)  # our own child wrote it
+    if not isinstance(error, BaseException):
+        return RuntimeError(f"unexpected failure report {error!r}")
+    return error
+
+
+def _send(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.close(fd)
 
 
 def _integer_columns(frame: pd.DataFrame, *, index: bool) -> list[np.ndarray] | None:

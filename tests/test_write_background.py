@@ -1,0 +1,212 @@
+"""OutputWriter(background=True): figures drawn by forked children.
+
+The same files and bytes as the serial route, in the same order; a figure
+that fails in a child is the error the serial route raises (exit code,
+message, no traceback without -v); files stay atomic; no fork where it
+cannot pay or is unsafe (one CPU, other threads running).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import actorprof.write
+from actorprof import ActorProfError
+from actorprof.cli import main
+from actorprof.write import OutputWriter, new_figure
+
+from .conftest import snapshot
+
+DATA = Path(__file__).resolve().parent / "data"
+SPARE_CPUS = actorprof.write._spare_cpus
+HEATMAP = "PE x PE"  # the title of the logical heatmap
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="figures are drawn in a child on Linux only"
+)
+
+
+def run(*args: str | Path) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A spare CPU whatever the machine, and the children forked (their pids)."""
+    monkeypatch.setattr(actorprof.write, "_spare_cpus", lambda: 1)
+    # earlier tests may leave a thread behind (Dask's offload thread lives for ever)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    pids: list[int] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    return pids
+
+
+def contents(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def fail_on(monkeypatch: pytest.MonkeyPatch, title: str, exc: BaseException | None) -> None:
+    """save_png raises ``exc`` (or the process is killed) for figures whose
+    first Axes' title holds ``title``."""
+    real = actorprof.write.save_png
+
+    def save_png(fig: Any, handle: Any, *, dpi: float) -> None:
+        if title in fig.axes[0].get_title():
+            handle.write(b"\x89PNG half a figure")
+            if exc is None:
+                os.kill(os.getpid(), signal.SIGKILL)
+            raise exc
+        real(fig, handle, dpi=dpi)
+
+    monkeypatch.setattr(actorprof.write, "save_png", save_png)
+
+
+def test_same_files_bytes_and_order_as_the_serial_route(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, stdout, err = run("logical", DATA / "logical_small", "-o", tmp_path / "bg")
+    assert code == 0, err
+    assert forks, threading.enumerate()  # the heatmap at least was drawn by a child
+    monkeypatch.setattr(actorprof.write, "_spare_cpus", lambda: 0)
+    forks.clear()
+    code, serial_stdout, err = run("logical", DATA / "logical_small", "-o", tmp_path / "serial")
+    assert code == 0, err
+    assert forks == []
+    assert stdout.replace("/bg/", "/serial/") == serial_stdout
+    assert contents(tmp_path / "bg") == contents(tmp_path / "serial")
+    assert [p.name for p in (tmp_path / "bg").iterdir() if p.name.startswith(".")] == []
+
+
+def test_writer_waits_for_its_children(tmp_path: Path, forks: list[int]) -> None:
+    out = OutputWriter(tmp_path, kind="k", background=True)
+    for name in ("a", "b", "c"):
+        fig = new_figure(3, 2)
+        fig.axes[0].plot([0, 1], [1, 0])
+        out.figure(fig, name)
+    out.json({"x": 1}, "summary")
+    names = ("a.png", "b.png", "c.png", "summary.json")
+    assert out.finish() == [tmp_path / f"k_{n}" for n in names]
+    assert forks and out._children == []
+    for pid in forks:  # every child reaped
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+    assert all((tmp_path / f"k_{n}.png").read_bytes().startswith(b"\x89PNG") for n in "abc")
+
+
+def test_a_crash_in_the_child_is_the_serial_error_and_keeps_the_older_file(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    code, _, err = run("logical", DATA / "logical_small", "-o", out)
+    assert code == 0, err
+    before = snapshot(out)
+    fail_on(monkeypatch, HEATMAP, RuntimeError("renderer exploded"))
+    forks.clear()
+    code, stdout, err = run("logical", DATA / "logical_small", "-o", out)
+    assert forks
+    assert code == 1 and stdout == ""
+    assert "internal error (RuntimeError: renderer exploded)" in err
+    assert "Traceback" not in err
+    heatmap = str(out / "logical_heatmap.png")
+    assert snapshot(out)[heatmap] == before[heatmap]
+    assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []
+    code, _, err = run("logical", DATA / "logical_small", "-o", out, "-v")
+    assert code == 1 and "Traceback" in err and "RuntimeError: renderer exploded" in err
+    assert "in the process drawing the figure" in err  # the child's own traceback
+
+
+def test_disk_full_in_the_child_says_what_the_serial_route_says(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fail_on(monkeypatch, HEATMAP, OSError(errno.ENOSPC, "No space left on device"))
+    out = tmp_path / "out"
+    code, stdout, err = run("logical", DATA / "logical_small", "-o", out)
+    assert forks
+    assert code == 1 and stdout == ""
+    assert (
+        f"Error: {out / 'logical_heatmap.png'}: cannot write this output (No space left on "
+        "device); nothing half-written was left." in err
+    )
+    assert "Traceback" not in err and "internal error" not in err
+    assert not (out / "logical_heatmap.png").exists()
+    assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_killed_child_is_an_error_not_a_silent_loss(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fail_on(monkeypatch, "killed", None)
+    out = OutputWriter(tmp_path, kind="k", background=True)
+    fig = new_figure(3, 2)
+    fig.axes[0].set_title("killed")
+    out.figure(fig, "a")
+    out.json({"x": 1}, "summary")
+    with pytest.raises(ActorProfError, match=r"k_a\.png: the process drawing this figure stopped"):
+        out.finish()
+    assert out.written == [tmp_path / "k_summary.json"]
+    assert not (tmp_path / "k_a.png").exists()
+
+
+def test_no_child_without_a_spare_cpu_or_with_threads_running(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = OutputWriter(tmp_path, kind="k", background=False)
+    out.figure(new_figure(3, 2), "a")
+    assert forks == []
+    monkeypatch.undo()  # threads counted again
+    monkeypatch.setattr(actorprof.write, "_spare_cpus", lambda: 1)
+    monkeypatch.setattr(os, "fork", lambda: pytest.fail("forked beside a thread"))
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        out = OutputWriter(tmp_path, kind="k", background=True)
+        out.figure(new_figure(3, 2), "b")
+    finally:
+        stop.set()
+        thread.join()
+    assert out.finish() == [tmp_path / "k_b.png"]
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.5, 0.5, 0.5))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert SPARE_CPUS() == 0
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 3, 5}, raising=False)
+    assert SPARE_CPUS() == 2
+    monkeypatch.setattr(os, "getloadavg", lambda: (6.5, 1.0, 1.0))  # a busy machine
+    assert SPARE_CPUS() == 1
+    monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 1.0, 1.0))
+    assert SPARE_CPUS() == 0
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert SPARE_CPUS() == 0
+
+
+def test_a_refused_fork_draws_the_figure_here(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse() -> int:
+        raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refuse)
+    out = OutputWriter(tmp_path, kind="k", background=True)
+    out.figure(new_figure(3, 2), "a")
+    assert out.finish() == [tmp_path / "k_a.png"]
+    assert (tmp_path / "k_a.png").read_bytes().startswith(b"\x89PNG")
