@@ -151,4 +151,7 @@ def holds_trace(folder: str | PathLike[str], kind: str) -> bool:
             return bool(_pe_files(where, _PE_KINDS[kind]))
         except (OSError, ActorProfError):
             return False
-    return kind in _FILE_KINDS and (where / _FILE_KINDS[kind]).is_file()
+    try:
+        return kind in _FILE_KINDS and (where / _FILE_KINDS[kind]).is_file()
+    except OSError:  # a folder without x permission: the reader says why
+        return False
