@@ -316,6 +316,9 @@ class _Problems:
 #: Read blocks of canonical lines with :func:`canonical_block`; False: every
 #: line with the line-by-line reader and its row table (the reference).
 _FAST = True
+#: Smaller blocks are read line by line: numpy's fixed cost per block is
+#: that of a few hundred lines (a small profile reads faster so).
+_FAST_MIN_BYTES = 16 * 1024
 
 
 def _scan(
@@ -328,7 +331,7 @@ def _scan(
     try:
         with open(path, "rb") as handle:
             for block, last in line_blocks(handle, file_report, block_bytes):
-                if isinstance(rows, Records) and not last:
+                if isinstance(rows, Records) and not last and len(block) >= _FAST_MIN_BYTES:
                     fast = canonical_block(
                         block, number + 1, rows.labels, num_pes, MAX_EXAMPLES_PER_REASON, shown_text
                     )
