@@ -148,6 +148,37 @@ def test_routes_agree_on_any_mix(
         assert_same(path, monkeypatch, block_bytes=block)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=300), st.sampled_from([16, 64, 1 << 16]))
+def test_routes_agree_on_any_bytes(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, block: int
+) -> None:
+    good = b"h [PE1] T_wait (done - finish): 5 cycles\n"
+    path = tmp_path_factory.mktemp("bytes") / "overall.txt"
+    path.write_bytes(good + data + b"\n" + good)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        assert_same(path, monkeypatch, block_bytes=block)
+
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = sorted(
+    [
+        *(ROOT / "tests" / "data").glob("**/overall*/overall.txt"),
+        *(ROOT / "examples").glob("*/overall/overall.txt"),
+    ]
+)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("block", [32, 1 << 20])
+def test_routes_agree_on_the_fixtures(
+    path: Path, block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if path.is_file():
+        assert_same(path, monkeypatch, block_bytes=block)
+        assert_same(path, monkeypatch, block_bytes=block, num_pes=3)
+
+
 def test_canonical_blocks_take_the_fast_route(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
