@@ -27,6 +27,13 @@ Rows are keyed by (label, run, pe). ``run`` numbers the repetitions of the
 same label: when a (label, PE) gets a line kind it already has, a new run
 starts for that PE (a program that printed the profile twice with the same
 label). With distinct labels ``run`` is always 0.
+
+Blocks of canonical lines (as the runtime prints them, with program output
+and blank lines between) are read with numpy by :mod:`._overall_fast`, and
+their rows kept as columns (:class:`._overall_fast.Records`); any other
+block, and the last line without line end, is read line by line here
+(:func:`_scan_line`). ``_FAST = False`` reads everything line by line into
+the row table :class:`_Rows`: the reference both routes are tested against.
 """
 
 from __future__ import annotations
@@ -139,7 +146,8 @@ def overall_file(path: str | PathLike[str]) -> Path:
 
 @dataclass
 class _Rows:
-    """Rows being built, keyed by (label, run, pe), with first-seen order."""
+    """Rows being built, keyed by (label, run, pe), with first-seen order
+    (the reference route; :class:`Records` makes the same rows from columns)."""
 
     values: dict[tuple[str, int, int], dict[str, object]] = field(default_factory=dict)
     lines: dict[tuple[str, int, int], int] = field(default_factory=dict)
