@@ -27,6 +27,13 @@ Rows are keyed by (label, run, pe). ``run`` numbers the repetitions of the
 same label: when a (label, PE) gets a line kind it already has, a new run
 starts for that PE (a program that printed the profile twice with the same
 label). With distinct labels ``run`` is always 0.
+
+Blocks of canonical lines (as the runtime prints them, with program output
+and blank lines between) are read with numpy by :mod:`._overall_fast`, and
+their rows kept as columns (:class:`._overall_fast.Records`); any other
+block, and the last line without line end, is read line by line here
+(:func:`_scan_line`). ``_FAST = False`` reads everything line by line into
+the row table :class:`_Rows`: the reference both routes are tested against.
 """
 
 from __future__ import annotations
@@ -51,7 +58,8 @@ from ..schema import (
     OVERALL_KEY_COLUMNS,
 )
 from ._files import stdout_file
-from ._report import MAX_TEXT, FileReport, ReadReport
+from ._overall_fast import LINE_KINDS, PE_LIMIT, Records, canonical_block
+from ._report import MAX_EXAMPLES_PER_REASON, MAX_TEXT, FileReport, ReadReport
 from ._scan import DEFAULT_BLOCK_BYTES, NUL_BYTES, PE_LIMIT_PREFIX, line_blocks, shown_text
 
 __all__ = [
@@ -74,8 +82,6 @@ PROGRAM_OUTPUT = "program output"
 MALFORMED = "malformed profile line"
 CUT_LINE = "last line cut (no line end; the job was probably killed)"
 TOO_LARGE = "number too large"
-#: PE ids a profile line may name without --num-pes (the --num-pes cap).
-PE_LIMIT = 1 << 20
 PE_BEYOND = (
     f"{PE_LIMIT_PREFIX}beyond {PE_LIMIT - 1:,} (pass --num-pes N if the run really had more PEs)"
 )
@@ -106,23 +112,6 @@ _COMPLETE_FRAC = re.compile(r".*[0-9]\.[0-9]{6}")
 #: Terminal escape sequences (colours: CSI ``ESC [ ... m``; titles: OSC).
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 
-#: Line kind -> the frame columns it fills, in order of its numbers.
-LINE_KINDS: dict[str, tuple[str, ...]] = {
-    "T_inside_finish": ("t_inside_finish_cycles",),
-    "T_wait": ("t_wait_cycles",),
-    "T_outside_finish": ("t_outside_finish_cycles",),
-    "T_sends": ("sends_count", "t_sends_cycles"),
-    "T_send_in_process": ("send_in_process_count", "t_send_in_process_cycles"),
-    "T_process": ("process_count", "t_process_cycles"),
-    "warning": ("total_warning",),
-    "tcomm_cycles": (
-        "tcomm_main_cycles",
-        "tcomm_comm_cycles",
-        "tcomm_proc_cycles",
-        "tcomm_total_cycles",
-    ),
-    "tcomm_fracs": OVERALL_FRAC_COLUMNS,
-}
 #: The lines every complete PE block has (the warning line is optional).
 REQUIRED_KINDS = tuple(k for k in LINE_KINDS if k != "warning")
 _KIND_NAMES = {
@@ -157,7 +146,8 @@ def overall_file(path: str | PathLike[str]) -> Path:
 
 @dataclass
 class _Rows:
-    """Rows being built, keyed by (label, run, pe), with first-seen order."""
+    """Rows being built, keyed by (label, run, pe), with first-seen order
+    (the reference route; :class:`Records` makes the same rows from columns)."""
 
     values: dict[tuple[str, int, int], dict[str, object]] = field(default_factory=dict)
     lines: dict[tuple[str, int, int], int] = field(default_factory=dict)
@@ -310,7 +300,7 @@ def read_overall(
     if problems.count > _MAX_PROBLEM_WARNINGS:
         more = problems.count - _MAX_PROBLEM_WARNINGS
         report.warn(f"{path}: {more} more profile line(s) skipped")
-    frame = _to_frame(rows)
+    frame = _to_frame(rows) if isinstance(rows, _Rows) else rows.frame()
     _warn_incomplete(frame, report, path)
     if own:
         for message in report.warnings:
@@ -331,16 +321,35 @@ class _Problems:
             self.first.append((number, reason, text))
 
 
+#: Read blocks of canonical lines with :func:`canonical_block`; False: every
+#: line with the line-by-line reader and its row table (the reference).
+_FAST = True
+#: Smaller blocks are read line by line: numpy's fixed cost per block is
+#: that of a few hundred lines (a small profile reads faster so).
+_FAST_MIN_BYTES = 16 * 1024
+
+
 def _scan(
     path: Path, file_report: FileReport, num_pes: int | None, block_bytes: int
-) -> tuple[_Rows, _Problems]:
+) -> tuple[_Rows | Records, _Problems]:
     """Read the file in blocks of whole lines (memory bounded by the block size)."""
-    rows = _Rows()
+    rows: _Rows | Records = Records() if _FAST else _Rows()
     problems = _Problems()
     number = 0
     try:
         with open(path, "rb") as handle:
             for block, last in line_blocks(handle, file_report, block_bytes):
+                if isinstance(rows, Records) and not last and len(block) >= _FAST_MIN_BYTES:
+                    fast = canonical_block(
+                        block, number + 1, rows.labels, num_pes, MAX_EXAMPLES_PER_REASON, shown_text
+                    )
+                    if fast is not None:
+                        rows.add_block(fast)
+                        file_report.lines_read += len(fast.pe)
+                        file_report.lines_blank += fast.blank
+                        file_report.skip_many(fast.output, PROGRAM_OUTPUT, fast.examples)
+                        number += fast.lines
+                        continue
                 pieces = block.split(b"\n")
                 if not last:
                     pieces.pop()  # the block ends with a line end
@@ -356,7 +365,7 @@ def _scan_line(
     raw: bytes,
     number: int,
     ended: bool,
-    rows: _Rows,
+    rows: _Rows | Records,
     problems: _Problems,
     file_report: FileReport,
     num_pes: int | None,
@@ -407,7 +416,7 @@ def _take(
     numbers: tuple[object, ...],
     number: int,
     raw: bytes,
-    rows: _Rows,
+    rows: _Rows | Records,
     problems: _Problems,
     file_report: FileReport,
     num_pes: int | None,
