@@ -1053,6 +1053,7 @@ def report(
             scheduler=scheduler,
             progress=progress,
         )
+    from ._memory import release_memory
     from .report.figures import report_figures
     from .report.html import FigureCollector, FigureFiles, render_report
 
@@ -1060,6 +1061,8 @@ def report(
     files = FigureFiles(output_dir, fmt=fmt, dpi=dpi) if figure_files else None
     collector = FigureCollector(fmt=fmt, dpi=EMBED_DPI if dpi is None else dpi, files=files)
     failed = report_figures(run, collector, top=top, warn=console.warn, verbose=console.verbose)
+    del run  # the views: the page needs the summary and the figures only
+    release_memory()
     summary["figures"] = [f.to_dict() for f in collector.figures]
     summary["figure_errors"] = failed
     out.text(render_report(summary, collector.figures, collector.matrices), "", "html")

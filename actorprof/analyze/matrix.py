@@ -180,14 +180,18 @@ class CommAccumulator:
             self._compact()
 
     def _compact(self) -> None:
+        if not self._pending:
+            return  # compacted already (max_pe and result ask again)
         parts = [self._part, *self._pending]
-        joined = CommPartial()
-        joined.add_cells(
+        self._pending = []  # let each partial go once joined
+        # one copy of each column (at 65,536 PEs a part is millions of cells)
+        joined = CommPartial(
             *(
-                np.concatenate([getattr(p, name) for p in parts])
+                np.concatenate([getattr(p, name) for p in parts]).astype(np.int64, copy=False)
                 for name in ("src", "dst", "counts", "nbytes", "pe", "node")
             )
         )
+        del parts
         self._part = joined.compact()
         self._pending, self._pending_cells = [], 0
 

@@ -55,6 +55,7 @@ from ..analyze.conveyors import (
 )
 from ..analyze.imbalance import imbalance
 from ..analyze.matrix import DENSE_MAX_PES
+from ..analyze.physical_partial import PhysicalPartial
 from ..engine import Engine
 from ..engine.physical import reduce_physical
 from ..errors import NoTraceError, UsageError
@@ -260,8 +261,17 @@ def physical_view_and_buffers(
         path, num_pes=num_pes, report=report, engine=engine, progress=progress, sized=True
     )
     buffers = partial.buffers()
-    acc = accumulate(partial, num_pes)
-    del partial  # the sums let go once in the accumulator and the buffers frame
+    # the per-link sums only: the sums per (link, size) are in the buffers frame now
+    links = PhysicalPartial(
+        links=partial.links,
+        calls=partial.calls,
+        nbytes=partial.nbytes,
+        max_bytes=partial.max_bytes,
+        lines=partial.lines,
+    )
+    del partial
+    acc = accumulate(links, num_pes)
+    del links  # the sums let go once in the accumulator
     view = physical_view_of(
         acc,
         report,

@@ -8,6 +8,7 @@ import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from .._memory import release_memory
 from ..analyze.pyramid import matrix_pyramid
 from ..kinds.aggregation import write_aggregation
 from ..kinds.logical import write_logical
@@ -116,6 +117,8 @@ def report_figures(
             key = section if scope is None else f"{section} ({scope})"
             failed[key] = f"{type(exc).__name__}: {exc}"
             warn(f"{key}: figure not drawn ({failed[key]}); rerun with -v and report it")
+        finally:
+            release_memory()  # a figure's drawing buffers, before the next figure
     return failed
 
 

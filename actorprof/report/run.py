@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .._memory import release_memory
 from .._progress import ProgressSink
 from .._repr import Summarized, count
 from .._text import run_name
@@ -494,7 +495,9 @@ def _guard(run: RunReport, kind: str, build: Any) -> Any:
     """``build()``, or None with the error recorded for ``kind``.
 
     Any error (ours, or memory, or a bug) costs only this part: the report
-    is documented to drop the failing part and write the rest.
+    is documented to drop the failing part and write the rest. What the
+    part freed is given back before the next one (``release_memory``): the
+    parts' peaks then do not stack up.
     """
     try:
         return build()
@@ -503,3 +506,5 @@ def _guard(run: RunReport, kind: str, build: Any) -> Any:
         previous = run.errors.get(kind)
         run.errors[kind] = text if previous is None else f"{previous}; {text}"
         return None
+    finally:
+        release_memory()
