@@ -132,14 +132,19 @@ def dense_matrix(
 def pairs_frame(
     src: np.ndarray, dst: np.ndarray, messages: np.ndarray, nbytes: np.ndarray
 ) -> pd.DataFrame:
-    """The pairs table (``src_pe``, ``dst_pe``, ``messages``, ``bytes``) of arrays."""
+    """The pairs table (``src_pe``, ``dst_pe``, ``messages``, ``bytes``) of arrays.
+
+    int64 arrays are used as they are, not copied into one block: at 65,536
+    PEs they are millions of rows, and a copy doubled the peak of every view.
+    """
     return pd.DataFrame(
         {
             "src_pe": np.asarray(src, dtype=np.int64),
             "dst_pe": np.asarray(dst, dtype=np.int64),
             "messages": np.asarray(messages, dtype=np.int64),
             "bytes": np.asarray(nbytes, dtype=np.int64),
-        }
+        },
+        copy=False,
     )
 
 
@@ -182,17 +187,23 @@ class CommAccumulator:
     def _compact(self) -> None:
         if not self._pending:
             return  # compacted already (max_pe and result ask again)
-        parts = [self._part, *self._pending]
+        names = ("src", "dst", "counts", "nbytes", "pe", "node")
+        parts = [p for p in (self._part, *self._pending) if any(getattr(p, n).size for n in names)]
         self._pending = []  # let each partial go once joined
-        # one copy of each column (at 65,536 PEs a part is millions of cells)
-        joined = CommPartial(
-            *(
-                np.concatenate([getattr(p, name) for p in parts]).astype(np.int64, copy=False)
-                for name in ("src", "dst", "counts", "nbytes", "pe", "node")
+        # at most one copy of each column (at 65,536 PEs a part is millions of
+        # cells); none when one part holds everything (compact() keeps sorted arrays)
+        columns = [
+            np.asarray(getattr(parts[0], n), dtype=np.int64)
+            if len(parts) == 1
+            else np.concatenate([_i64(), *(getattr(p, n) for p in parts)]).astype(
+                np.int64, copy=False
             )
-        )
+            for n in names
+        ]
         del parts
-        self._part = joined.compact()
+        src, dst, counts, nbytes, pe, node = columns
+        del columns
+        self._part = CommPartial(src, dst, counts, nbytes, pe, node).compact()
         self._pending, self._pending_cells = [], 0
 
     def merge(self, other: CommAccumulator) -> None:
@@ -340,6 +351,10 @@ class CommPartial:
     def max_pe(self) -> int:
         """Largest PE id seen (-1 when empty)."""
         return max(int(self.src.max(initial=-1)), int(self.dst.max(initial=-1)))
+
+
+def _i64() -> np.ndarray:
+    return np.zeros(0, dtype=np.int64)
 
 
 _LOW32 = np.int64(0xFFFFFFFF)

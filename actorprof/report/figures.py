@@ -50,49 +50,77 @@ def report_figures(
     top: int,
     warn: Callable[[str], None],
     verbose: bool = False,
+    release: bool = False,
 ) -> dict[str, str]:
     """Draw every view's figures with the commands' own writers into ``out``.
 
     A figure that fails is reported through ``warn`` (with the traceback on
     stderr when ``verbose``) and listed in the result: a figure must not cost
-    a job epilogue its report.
+    a job epilogue its report. ``release``: let each view of ``run`` go once
+    its last figure is drawn (the CLI's report, once the summary is made:
+    at 65,536 PEs the views are hundreds of MB).
     """
-    jobs: list[tuple[str, str | None, Callable[[], None]]] = []
-    for name, view in run.logical.items():
+    Job = tuple[str, str | None, Callable[[], None], Callable[[], object] | None]
+    jobs: list[Job] = []
+    for name in run.logical:
         jobs.append(
             (
                 "logical",
                 name,
                 functools.partial(
-                    write_logical, view, out, metric="count", level="pe", log_scale=None, top=top
+                    write_logical,
+                    run.logical[name],
+                    out,
+                    metric="count",
+                    level="pe",
+                    log_scale=None,
+                    top=top,
                 ),
+                None,  # the page's matrix is drawn from it last
             )
         )
     if run.timeline is not None and run.timeline.timeline.start_s is not None:
-        jobs.append(("timeline", None, functools.partial(write_timeline_figure, run.timeline, out)))
-    for name, papi in run.papi.items():
         jobs.append(
-            ("papi", name, functools.partial(write_papi, papi, out, by_mailbox=False, sort="pe"))
+            (
+                "timeline",
+                None,
+                functools.partial(write_timeline_figure, run.timeline, out),
+                functools.partial(setattr, run, "timeline", None),
+            )
+        )
+    for name in run.papi:
+        jobs.append(
+            (
+                "papi",
+                name,
+                functools.partial(write_papi, run.papi[name], out, by_mailbox=False, sort="pe"),
+                functools.partial(run.papi.pop, name),
+            )
         )
     if run.overall is not None:
         jobs.append(
-            ("overall", None, functools.partial(write_overall, run.overall, out, sort="pe"))
+            (
+                "overall",
+                None,
+                functools.partial(write_overall, run.overall, out, sort="pe"),
+                functools.partial(setattr, run, "overall", None),
+            )
         )
     if run.physical is not None:
-        physical = run.physical
         jobs.append(
             (
                 "physical",
                 None,
                 functools.partial(
                     write_physical,
-                    physical,
+                    run.physical,
                     out,
-                    types=physical.types_shown(),
+                    types=run.physical.types_shown(),
                     metric="count",
                     log_scale=None,
                     top=top,
                 ),
+                functools.partial(setattr, run, "physical", None),
             )
         )
     if run.aggregation is not None:
@@ -101,13 +129,23 @@ def report_figures(
                 "aggregation",
                 None,
                 functools.partial(write_aggregation, run.aggregation, out, log_scale=None),
+                functools.partial(setattr, run, "aggregation", None),
             )
         )
     budget = MATRIX_PAGE_BYTES // max(1, len(run.logical))
-    for name, view in run.logical.items():
-        jobs.append(("logical", name, functools.partial(_explore, view, out, name, budget)))
+    for name in run.logical:
+        jobs.append(
+            (
+                "logical",
+                name,
+                functools.partial(_explore, run.logical[name], out, name, budget),
+                functools.partial(run.logical.pop, name),
+            )
+        )
     failed: dict[str, str] = {}
-    for section, scope, draw in jobs:
+    jobs.reverse()  # popped from the end: each job (and its view) let go once run
+    while jobs:
+        section, scope, draw, drop = jobs.pop()
         out.section, out.scope = section, scope
         try:
             draw()
@@ -118,7 +156,10 @@ def report_figures(
             failed[key] = f"{type(exc).__name__}: {exc}"
             warn(f"{key}: figure not drawn ({failed[key]}); rerun with -v and report it")
         finally:
-            release_memory()  # a figure's drawing buffers, before the next figure
+            del draw
+            if release and drop is not None:
+                drop()
+            release_memory()  # a figure's drawing buffers (and a view let go)
     return failed
 
 

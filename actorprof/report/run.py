@@ -59,6 +59,7 @@ __all__ = [
     "find_run_traces",
     "phase_name",
     "run_report",
+    "with_coverage",
 ]
 
 
@@ -118,8 +119,13 @@ class RunReport(Summarized):
     def kinds_read(self) -> list[str]:
         return [k for k in KINDS if getattr(self, k)]
 
-    def summary(self) -> dict[str, Any]:
-        """JSON-able summary (``report.json``), findings included."""
+    def summary(self, *, coverage: bool = True) -> dict[str, Any]:
+        """JSON-able summary (``report.json``), findings included.
+
+        ``coverage=False``: the ``coverage`` list (a dict per file read:
+        196,608 of them for three kinds at 65,536 PEs) is left empty, to be
+        filled by :func:`with_coverage` once the views are let go.
+        """
         s: dict[str, Any] = {
             "kind": "report",
             "actorprof_version": __version__,
@@ -156,7 +162,7 @@ class RunReport(Summarized):
         s["aggregation"] = (
             None if self.aggregation is None else _without_files(self.aggregation.summary())
         )
-        s["coverage"] = self.coverage()
+        s["coverage"] = self.coverage() if coverage else []
         s["at_a_glance"] = self._at_a_glance(s)
         s["findings"] = [f.to_dict() for f in report_findings(s)]
         s["finding_rules"] = RULES
@@ -276,6 +282,17 @@ class RunReport(Summarized):
             if len(set(counts.values())) > 1:
                 glance["num_pes_by_kind"] = counts
         return glance
+
+
+def with_coverage(summary: dict[str, Any], run: RunReport) -> dict[str, Any]:
+    """A summary made with ``coverage=False`` completed: ``run``'s coverage, and the findings.
+
+    ``run`` needs its traces and reports only (the views may be let go):
+    the same summary as ``run.summary()``.
+    """
+    summary["coverage"] = run.coverage()
+    summary["findings"] = [f.to_dict() for f in report_findings(summary)]
+    return summary
 
 
 def _without_files(summary: dict[str, Any]) -> dict[str, Any]:
@@ -435,6 +452,8 @@ def run_report(
                         )
                     ),
                 )
+            del read, buffers  # held by the aggregation view, if at all
+            release_memory()
     if not run.kinds_read:
         raise ActorProfError(
             f"{traces.root}: traces found ({', '.join(traces.found)}) but none could be read: "
@@ -447,10 +466,11 @@ def _held(view: AggregationView) -> AggregationView:
     """The aggregation view as the report holds it: its links only up to DENSE_MAX_PES.
 
     The page draws the links (the per-link heatmap) up to 1,024 PEs and never
-    lists them; beyond, they are millions of rows held to the end of the
-    report for nothing, so only their totals and summary are kept.
+    lists them; beyond, they and the physical buffers per link and size are
+    millions of rows held to the end of the report for nothing, so only
+    their totals and summary are kept.
     """
-    return view if view.num_pes <= DENSE_MAX_PES else view.without_links()
+    return view if view.num_pes <= DENSE_MAX_PES else view.without_buffers()
 
 
 def _read_logical(
