@@ -365,53 +365,8 @@ def run_report(
     run = RunReport(traces=traces, top=top)
     if traces.logical is not None:
         _read_logical(run, traces.logical, num_pes, jobs, cache, cache_dir, scheduler, progress)
-        if timeline and run.logical:
-            run.timeline = _guard(
-                run,
-                "timeline",
-                lambda: timeline_view(
-                    traces.logical or "",
-                    num_pes=num_pes,
-                    progress=progress,
-                    engine=Engine(jobs=jobs, scheduler=scheduler),
-                ),
-            )
-    if traces.papi is not None:
-        engine = Engine(
-            jobs=jobs,
-            cache=cache or cache_dir is not None,
-            cache_dir=cache_dir,
-            scheduler=scheduler,
-        )
-        for key in traces.papi_phases:
-            report = ReadReport(kind="papi")
-            view = _guard(
-                run,
-                "papi",
-                lambda key=key, report=report: papi_view(
-                    traces.papi or "",
-                    phase=key or None,
-                    num_pes=num_pes,
-                    report=report,
-                    engine=engine,
-                    progress=progress,
-                ),
-            )
-            if view is not None:
-                _drop_phase_note(report)
-                run.papi[phase_name(key)] = view
-                run.reports.append(("papi", phase_name(key), report))
-    if traces.overall is not None:
-        report = ReadReport(kind="overall")
-        run.overall = _guard(
-            run,
-            "overall",
-            lambda: overall_view(
-                traces.overall or "", num_pes=num_pes, report=report, progress=progress
-            ),
-        )
-        if run.overall is not None:
-            run.reports.append(("overall", None, report))
+    # the physical trace (and the aggregation) next, while little is held: its
+    # read is the report's largest (millions of links at 65,536 PEs)
     if traces.physical is not None:
         first = next(iter(run.logical.values()), None)
         k = None if first is None else pes_per_node_from_nodes(first.matrices.pe_node)
@@ -454,12 +409,71 @@ def run_report(
                 )
             del read, buffers  # held by the aggregation view, if at all
             release_memory()
+    if traces.logical is not None and timeline and run.logical:
+        run.timeline = _guard(
+            run,
+            "timeline",
+            lambda: timeline_view(
+                traces.logical or "",
+                num_pes=num_pes,
+                progress=progress,
+                engine=Engine(jobs=jobs, scheduler=scheduler),
+            ),
+        )
+    if traces.papi is not None:
+        engine = Engine(
+            jobs=jobs,
+            cache=cache or cache_dir is not None,
+            cache_dir=cache_dir,
+            scheduler=scheduler,
+        )
+        for key in traces.papi_phases:
+            report = ReadReport(kind="papi")
+            view = _guard(
+                run,
+                "papi",
+                lambda key=key, report=report: papi_view(
+                    traces.papi or "",
+                    phase=key or None,
+                    num_pes=num_pes,
+                    report=report,
+                    engine=engine,
+                    progress=progress,
+                ),
+            )
+            if view is not None:
+                _drop_phase_note(report)
+                run.papi[phase_name(key)] = view
+                run.reports.append(("papi", phase_name(key), report))
+    if traces.overall is not None:
+        report = ReadReport(kind="overall")
+        run.overall = _guard(
+            run,
+            "overall",
+            lambda: overall_view(
+                traces.overall or "", num_pes=num_pes, report=report, progress=progress
+            ),
+        )
+        if run.overall is not None:
+            run.reports.append(("overall", None, report))
+    _in_report_order(run)
     if not run.kinds_read:
         raise ActorProfError(
             f"{traces.root}: traces found ({', '.join(traces.found)}) but none could be read: "
             + "; ".join(f"{k}: {m}" for k, m in run.errors.items())
         )
     return run
+
+
+#: The order the parts of a report are read in, before the physical trace
+#: was read second: the order of ``errors`` and of the coverage.
+_PARTS = ("logical", "timeline", "papi", "overall", "physical", "aggregation")
+
+
+def _in_report_order(run: RunReport) -> None:
+    """Reports and errors in the report's order (logical, papi, overall, physical)."""
+    run.reports.sort(key=lambda entry: KINDS.index(entry[0]))
+    run.errors = {k: run.errors[k] for k in sorted(run.errors, key=_PARTS.index)}
 
 
 def _held(view: AggregationView) -> AggregationView:
