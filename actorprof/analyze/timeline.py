@@ -283,8 +283,11 @@ class TimelineAccumulator:
         pe_first[pes] = np.minimum.reduceat(self._low, starts) / 1e6
         pe_last[pes] = np.maximum.reduceat(self._high, starts) / 1e6
         return Timeline(
-            pd.DataFrame(
-                table, index=pd.Index(np.arange(span) * self.bin_s, name="time_s"), columns=index
+            pd.DataFrame(  # the table as it is (pandas 3 copies an array by default)
+                table,
+                index=pd.Index(np.arange(span) * self.bin_s, name="time_s"),
+                columns=index,
+                copy=False,
             ),
             self.bin_s,
             first * self.bin_s,
