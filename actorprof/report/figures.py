@@ -19,8 +19,10 @@ from ..kinds.timeline import write_timeline_figure
 from ._matrix import MatrixExplorer
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..kinds.logical import LogicalView
-    from .html import FigureCollector
+    from .html import EmbeddedFigure, FigureCollector
     from .run import RunReport
 
 #: Bytes of matrix data a page may embed, over all its logical phases (the
@@ -142,25 +144,50 @@ def report_figures(
                 functools.partial(run.logical.pop, name),
             )
         )
-    failed: dict[str, str] = {}
-    jobs.reverse()  # popped from the end: each job (and its view) let go once run
-    while jobs:
-        section, scope, draw, drop = jobs.pop()
+    figures, files = len(out.figures), len(_files_written(out))
+    drawn: dict[int, tuple[list[EmbeddedFigure], list[Path]]] = {}
+    failures: dict[int, tuple[str, str]] = {}
+    order = list(range(len(jobs)))
+    if release:  # the views that hold the most are drawn (and let go) first
+        sections = [job[0] for job in jobs]
+        order.sort(key=lambda i: _DRAW_FIRST.get(sections[i], len(_DRAW_FIRST)))
+    slots: list[Job | None] = list(jobs)
+    del jobs
+    for i in order:
+        job, slots[i] = slots[i], None
+        assert job is not None
+        section, scope, draw, drop = job
+        del job
         out.section, out.scope = section, scope
+        start, start_files = len(out.figures), len(_files_written(out))
         try:
             draw()
         except Exception as exc:  # a figure must not cost the epilogue its report
             if verbose:
                 traceback.print_exc(file=sys.stderr)
             key = section if scope is None else f"{section} ({scope})"
-            failed[key] = f"{type(exc).__name__}: {exc}"
-            warn(f"{key}: figure not drawn ({failed[key]}); rerun with -v and report it")
+            failures[i] = (key, f"{type(exc).__name__}: {exc}")
+            warn(f"{key}: figure not drawn ({failures[i][1]}); rerun with -v and report it")
         finally:
             del draw
+            drawn[i] = (out.figures[start:], _files_written(out)[start_files:])
             if release and drop is not None:
                 drop()
             release_memory()  # a figure's drawing buffers (and a view let go)
-    return failed
+    # the page's order, whatever the drawing order
+    out.figures[figures:] = [f for i in sorted(drawn) for f in drawn[i][0]]
+    if out.files is not None:
+        out.files.written[files:] = [p for i in sorted(drawn) for p in drawn[i][1]]
+    return {key: text for _, (key, text) in sorted(failures.items())}
+
+
+#: The order the CLI's report draws in (``release``): the views holding the
+#: most let go first; the logical view last, the aggregation view holds it.
+_DRAW_FIRST = {"timeline": 0, "overall": 1, "physical": 2, "papi": 3, "aggregation": 4}
+
+
+def _files_written(out: FigureCollector) -> list[Path]:
+    return [] if out.files is None else out.files.written
 
 
 def _explore(view: LogicalView, out: FigureCollector, name: str, budget: int) -> None:
