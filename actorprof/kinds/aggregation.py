@@ -489,8 +489,11 @@ class AggregationView(Summarized):
         )
         return out
 
-    def summary(self) -> dict[str, Any]:
-        """JSON-able summary: layout, verdict (``compare_run(...).summary()``), totals, layouts."""
+    def summary(self, *, files: bool = True) -> dict[str, Any]:
+        """JSON-able summary: layout, verdict (``compare_run(...).summary()``), totals, layouts.
+
+        ``files=False`` leaves out the per-file accounting (``files``).
+        """
         reports = [self.logical.report]
         if self.physical_report is not None:
             reports.append(self.physical_report)
@@ -527,8 +530,9 @@ class AggregationView(Summarized):
             logical_lines_read=self.logical.report.lines_read,
             warnings=[w for r in reports for w in r.warnings],
             notes=[*self.notes, *(n for r in reports for n in r.notes)],
-            files=[f for r in reports for f in r.to_dict()["files"]],
         )
+        if files:
+            out["files"] = [f for r in reports for f in r.to_dict()["files"]]
         return out
 
     def summary_lines(self) -> list[str]:

@@ -138,7 +138,8 @@ class TimelineView(Summarized):
         last = np.where(has, times[last_index] + self.timeline.bin_s, np.nan)
         return first, last
 
-    def summary(self, *, bins: int = 200) -> dict[str, Any]:
+    def summary(self, *, bins: int = 200, files: bool = True) -> dict[str, Any]:
+        """JSON-able summary; ``files=False`` leaves out the per-file accounting."""
         tl = self.timeline
         shown = self.display(bins)
         rate = shown.rate
@@ -146,7 +147,7 @@ class TimelineView(Summarized):
         timed = int(tl.counts.to_numpy().sum())
         finished = np.nan_to_num(last, nan=0.0)
         late = imbalance(finished).to_dict() if len(finished) else None
-        return {
+        out: dict[str, Any] = {
             "kind": "timeline",
             "actorprof_version": __version__,
             "trace": self.path,
@@ -172,8 +173,10 @@ class TimelineView(Summarized):
             "note": "times are the senders' clocks; across nodes they align only "
             "as well as the nodes' clocks do; times in seconds since start_epoch_s (the start "
             "of the first bin); first and last times are exact",
-            "files": {phase: report.to_dict()["files"] for phase, report in self.reports.items()},
         }
+        if files:
+            out["files"] = {phase: r.to_dict()["files"] for phase, r in self.reports.items()}
+        return out
 
 
 def timeline_view(

@@ -160,7 +160,7 @@ class RunReport(Summarized):
             None if self.physical is None else _without_files(self.physical.summary(top=self.top))
         )
         s["aggregation"] = (
-            None if self.aggregation is None else _without_files(self.aggregation.summary())
+            None if self.aggregation is None else self.aggregation.summary(files=False)
         )
         s["coverage"] = self.coverage() if coverage else []
         s["at_a_glance"] = self._at_a_glance(s)
@@ -189,9 +189,7 @@ class RunReport(Summarized):
     def _timeline_summary(self) -> dict[str, Any] | None:
         if self.timeline is None:
             return None
-        s = self.timeline.summary()
-        s.pop("files", None)
-        return s
+        return self.timeline.summary(files=False)
 
     def _overall_summary(self, view: OverallView) -> dict[str, Any]:
         s = _without_files(view.summary())
