@@ -264,13 +264,8 @@ class TimelineAccumulator:
                 outliers,
                 self.window,
             )
+        self._fit_bins()
         bins = self._keys % _PE_SHIFT
-        steps = 0
-        while (int(bins.max()) >> steps) - (int(bins.min()) >> steps) + 1 > self.bin_limit:
-            steps += 1
-        if steps:
-            self._coarsen_state(steps)
-            bins = self._keys % _PE_SHIFT
         pe = self._keys // _PE_SHIFT
         first = int(bins.min())
         span = int(bins.max()) - first + 1
@@ -299,6 +294,27 @@ class TimelineAccumulator:
             outliers,
             self.window,
         )
+
+    def span(self) -> tuple[float | None, float | None, int]:
+        """:meth:`result`'s ``first_s``, ``last_s`` and messages, without its table.
+
+        The bins widen as :meth:`result` widens them, so the state is the same
+        after either.
+        """
+        self._consolidate()
+        if not len(self._keys):
+            return None, None, 0
+        self._fit_bins()
+        return int(self._low.min()) / 1e6, int(self._high.max()) / 1e6, int(self._counts.sum())
+
+    def _fit_bins(self) -> None:
+        """Widen the bins until the times kept span at most ``bin_limit`` of them."""
+        bins = self._keys % _PE_SHIFT
+        steps = 0
+        while (int(bins.max()) >> steps) - (int(bins.min()) >> steps) + 1 > self.bin_limit:
+            steps += 1
+        if steps:
+            self._coarsen_state(steps)
 
     def _coarsen_state(self, steps: int) -> None:
         self._absorb_into_empty(

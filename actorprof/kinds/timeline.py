@@ -222,9 +222,7 @@ def timeline_view(
         )
         # each phase is its own bulk: a short phase far from the others is no outlier
         window = acc.drop_outliers()
-        tl = acc.result()
-        partial.append((label, tl.first_s, tl.last_s, int(tl.counts.sum().sum())))
-        del tl
+        partial.append((label, *acc.span()))
         if acc.num_outliers:
             examples = extremes.outliers(window)
             outliers += examples
