@@ -1061,6 +1061,7 @@ def report(
     # the coverage (a dict per file) is made once the views are let go: at
     # 65,536 PEs both are hundreds of MB
     summary = run.summary(coverage=False)
+    release_memory()
     files = FigureFiles(output_dir, fmt=fmt, dpi=dpi) if figure_files else None
     collector = FigureCollector(fmt=fmt, dpi=EMBED_DPI if dpi is None else dpi, files=files)
     failed = report_figures(

@@ -182,8 +182,9 @@ def report_figures(
 
 
 #: The order the CLI's report draws in (``release``): the views holding the
-#: most let go first; the logical view last, the aggregation view holds it.
-_DRAW_FIRST = {"timeline": 0, "overall": 1, "physical": 2, "papi": 3, "aggregation": 4}
+#: most let go first, the overall figure (a costly drawing of every PE) once
+#: they are gone; the logical view last, the aggregation view holds it.
+_DRAW_FIRST = {"timeline": 0, "physical": 1, "aggregation": 2, "papi": 3, "overall": 4}
 
 
 def _files_written(out: FigureCollector) -> list[Path]:
