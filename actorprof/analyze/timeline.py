@@ -419,6 +419,7 @@ def rebin_onto(timeline: Timeline, width_s: float, origin_s: float) -> Timeline 
             out,
             index=pd.Index(np.arange(len(out)) * width_s, name="time_s"),
             columns=timeline.counts.columns,
+            copy=False,  # the table as it is (pandas 3 copies an array by default)
         ),
         bin_s=width_s,
         start_s=(origin_us + first * width_us) / 1e6,
@@ -520,7 +521,7 @@ def rebin(timeline: Timeline, bins: int) -> Timeline:
     index = pd.Index(np.arange(len(out)) * width, name="time_s")
     return replace(
         timeline,
-        counts=pd.DataFrame(out, index=index, columns=timeline.counts.columns),
+        counts=pd.DataFrame(out, index=index, columns=timeline.counts.columns, copy=False),
         bin_s=width,
     )
 
