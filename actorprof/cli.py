@@ -1092,13 +1092,22 @@ def report(
             scheduler=scheduler,
             progress=progress,
         )
+    from ._memory import release_memory
     from .report.figures import report_figures
     from .report.html import FigureCollector, FigureFiles, render_report
+    from .report.run import with_coverage
 
-    summary = run.summary()
+    # the coverage (a dict per file) is made once the views are let go: at
+    # 65,536 PEs both are hundreds of MB
+    summary = run.summary(coverage=False)
+    release_memory()
     files = FigureFiles(output_dir, fmt=fmt, dpi=dpi) if figure_files else None
     collector = FigureCollector(fmt=fmt, dpi=EMBED_DPI if dpi is None else dpi, files=files)
-    failed = report_figures(run, collector, top=top, warn=console.warn, verbose=console.verbose)
+    failed = report_figures(
+        run, collector, top=top, warn=console.warn, verbose=console.verbose, release=True
+    )
+    release_memory()
+    summary = with_coverage(summary, run)
     summary["figures"] = [f.to_dict() for f in collector.figures]
     summary["figure_errors"] = failed
     out.text(render_report(summary, collector.figures, collector.matrices), "", "html")

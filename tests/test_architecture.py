@@ -16,7 +16,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "actorprof"
 
-BASE = {"errors", "schema", "_text", "_version", "_progress", "_repr", "_lazy"}
+BASE = {"errors", "schema", "_text", "_version", "_progress", "_repr", "_lazy", "_memory"}
 #: What each layer may import (besides itself and the base modules).
 ALLOWED: dict[str, set[str]] = {
     "read": set(),

@@ -260,6 +260,24 @@ def test_view_without_links_says_the_same(physical: Path, logical: Path) -> None
     assert light.summary() == view.summary()
 
 
+@pytest.mark.parametrize(("physical", "logical"), RUN_FOLDERS)
+def test_view_without_buffers_says_the_same(physical: Path, logical: Path) -> None:
+    # what the run report holds beyond 1,024 PEs: no links, no buffers per link and size
+    from actorprof.kinds.aggregation import aggregation_view
+
+    view = aggregation_view(physical, logical=logical)
+    light = view.without_buffers()
+    assert light.buffers is None and light.links is None and view.buffers is not None
+    assert light.totals() == view.totals()
+    assert light.summary() == view.summary()
+    files = view.summary()
+    del files["files"]
+    assert light.summary(files=False) == files
+    assert light.summary_lines() == view.summary_lines()
+    assert list(light.link_blocks()) == []
+    assert light.without_buffers() is light
+
+
 def test_report_beyond_dense_pes_holds_no_links(monkeypatch: pytest.MonkeyPatch) -> None:
     from actorprof.report import run as report_run
 

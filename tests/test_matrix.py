@@ -178,3 +178,25 @@ def test_top_pairs_and_locality(data: Path) -> None:
         "intra_node_share": 0.5,
         "inter_node_share": 0.5,
     }
+
+
+def test_pairs_frame_and_accumulator_hold_one_copy() -> None:
+    # at 65,536 PEs the pairs are millions of rows: int64 columns are used as
+    # they are, and an accumulator of one part compacts it without a copy
+    from actorprof.analyze.matrix import CommAccumulator, CommPartial, pairs_frame
+
+    src, dst = np.array([0, 1, 2], dtype=np.int64), np.array([1, 2, 0], dtype=np.int64)
+    counts, nbytes = np.array([3, 1, 2], dtype=np.int64), np.array([24, 8, 16], dtype=np.int64)
+    frame = pairs_frame(src, dst, counts, nbytes)
+    assert list(frame.dtypes) == [np.dtype(np.int64)] * 4
+    for column, array in zip(frame.columns, (src, dst, counts, nbytes), strict=True):
+        assert np.shares_memory(frame[column].to_numpy(), array)
+    pes = np.array([0, 1, 2], dtype=np.int64)
+    acc = CommAccumulator()
+    acc.add_partial(CommPartial(src, dst, counts, nbytes, pes, pes // 2, messages=6))
+    pairs = acc.result().pairs
+    assert np.shares_memory(pairs["src_pe"].to_numpy(), src)
+    assert pairs["messages"].tolist() == [3, 1, 2] and acc.max_pe == 2
+    # a second part is summed as before
+    acc.add_partial(CommPartial(src[:1], dst[:1], counts[:1], nbytes[:1], pes[:1], pes[:1]))
+    assert acc.result().pairs["messages"].tolist() == [6, 1, 2]

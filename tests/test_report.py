@@ -436,3 +436,29 @@ def test_physical_only_run() -> None:
     assert s["physical"]["pes_per_node_candidates"] == [4]
     assert s["physical"]["mesh_fit"] is None  # K unknown without the logical node ids
     assert s["at_a_glance"]["physical_buffers"] == 448
+
+
+def test_the_cli_way_gives_the_same_summary_and_figures() -> None:
+    # the CLI makes the coverage after the figures and lets each view go once
+    # drawn, drawing the biggest first: the same summary and the page's order
+    from actorprof.report.figures import report_figures
+    from actorprof.report.run import with_coverage
+
+    run = run_report(EXAMPLES / "ig_8pe_2nodes")
+    whole = run.summary()
+    kept = FigureCollector()
+    assert report_figures(run, kept, top=10, warn=print) == {}
+    light = run.summary(coverage=False)
+    assert light["coverage"] == []
+    released = FigureCollector()
+    assert report_figures(run, released, top=10, warn=print, release=True) == {}
+    assert with_coverage(light, run) == whole
+    assert [(f.section, f.scope, f.name) for f in released.figures] == [
+        (f.section, f.scope, f.name) for f in kept.figures
+    ]
+    assert [f.data for f in released.figures] == [f.data for f in kept.figures]
+    assert list(released.matrices) == list(kept.matrices)
+    # every view let go; the reports (the coverage) stay
+    assert not run.logical and not run.papi and run.kinds_read == []
+    assert run.timeline is None and run.aggregation is None
+    assert with_coverage(run.summary(coverage=False), run)["coverage"] == whole["coverage"]

@@ -132,14 +132,19 @@ def dense_matrix(
 def pairs_frame(
     src: np.ndarray, dst: np.ndarray, messages: np.ndarray, nbytes: np.ndarray
 ) -> pd.DataFrame:
-    """The pairs table (``src_pe``, ``dst_pe``, ``messages``, ``bytes``) of arrays."""
+    """The pairs table (``src_pe``, ``dst_pe``, ``messages``, ``bytes``) of arrays.
+
+    int64 arrays are used as they are, not copied into one block: at 65,536
+    PEs they are millions of rows, and a copy doubled the peak of every view.
+    """
     return pd.DataFrame(
         {
             "src_pe": np.asarray(src, dtype=np.int64),
             "dst_pe": np.asarray(dst, dtype=np.int64),
             "messages": np.asarray(messages, dtype=np.int64),
             "bytes": np.asarray(nbytes, dtype=np.int64),
-        }
+        },
+        copy=False,
     )
 
 
@@ -180,18 +185,28 @@ class CommAccumulator:
             self._compact()
 
     def _compact(self) -> None:
-        parts = [self._part, *self._pending]
+        if not self._pending:
+            return  # compacted already (max_pe and result ask again)
+        names = ("src", "dst", "counts", "nbytes", "pe", "node")
+        parts = [p for p in (self._part, *self._pending) if any(getattr(p, n).size for n in names)]
+        self._pending = []  # let each partial go once joined
         # in order of their first cell: partials of disjoint PE ranges (the
         # engine's units, finishing in any order) then join already sorted
         parts.sort(key=lambda p: int(_key(p.src[:1], p.dst[:1])[0]) if p.src.size else -1)
-        joined = CommPartial()
-        joined.add_cells(
-            *(
-                np.concatenate([getattr(p, name) for p in parts])
-                for name in ("src", "dst", "counts", "nbytes", "pe", "node")
+        # at most one copy of each column (at 65,536 PEs a part is millions of
+        # cells); none when one part holds everything (compact() keeps sorted arrays)
+        columns = [
+            np.asarray(getattr(parts[0], n), dtype=np.int64)
+            if len(parts) == 1
+            else np.concatenate([_i64(), *(getattr(p, n) for p in parts)]).astype(
+                np.int64, copy=False
             )
-        )
-        self._part = joined.compact()
+            for n in names
+        ]
+        del parts
+        src, dst, counts, nbytes, pe, node = columns
+        del columns
+        self._part = CommPartial(src, dst, counts, nbytes, pe, node).compact()
         self._pending, self._pending_cells = [], 0
 
     def merge(self, other: CommAccumulator) -> None:
@@ -347,6 +362,10 @@ def _appended(have: np.ndarray, more: np.ndarray) -> np.ndarray:
     if not have.size:
         return np.asarray(more, dtype=np.int64)
     return np.concatenate([have, np.asarray(more, dtype=np.int64)])
+
+
+def _i64() -> np.ndarray:
+    return np.zeros(0, dtype=np.int64)
 
 
 _LOW32 = np.int64(0xFFFFFFFF)

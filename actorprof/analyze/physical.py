@@ -222,8 +222,11 @@ class PhysicalAccumulator:
         self, num_pes: int | None = None, *, pes_per_node: int | None = None
     ) -> PhysicalMatrices:
         """The matrices, all of one size: ``num_pes``, or the largest PE id + 1."""
-        first = {t: acc.result(num_pes) for t, acc in self._acc.items()}
-        size = max(m.num_pes for m in first.values())
+        # the size CommAccumulator.result gives each type, without building its pairs twice
+        size = max(
+            max(num_pes if num_pes is not None else (acc.num_pes or 0), acc.max_pe + 1)
+            for acc in self._acc.values()
+        )
         nodes = pe_node_map(size, pes_per_node)
         by_type = {
             t: dataclasses.replace(acc.result(size), pe_node=nodes.copy())

@@ -141,7 +141,7 @@ class PhysicalPartial:
 
     def comm_partials(self) -> dict[str, CommPartial]:
         """Per send type: the links as a :class:`CommPartial` (nodes unknown)."""
-        codes = (self.links >> _CODE_SHIFT).astype(np.int64)
+        codes = (self.links >> _CODE_SHIFT).astype(np.int8)
         out = {}
         for code, send_type in enumerate(SEND_TYPES):
             mine = codes == code

@@ -269,13 +269,8 @@ class TimelineAccumulator:
                 outliers,
                 self.window,
             )
+        self._fit_bins()
         bins = self._keys % _PE_SHIFT
-        steps = 0
-        while (int(bins.max()) >> steps) - (int(bins.min()) >> steps) + 1 > self.bin_limit:
-            steps += 1
-        if steps:
-            self._coarsen_state(steps)
-            bins = self._keys % _PE_SHIFT
         pe = self._keys // _PE_SHIFT
         first = int(bins.min())
         span = int(bins.max()) - first + 1
@@ -288,8 +283,11 @@ class TimelineAccumulator:
         pe_first[pes] = np.minimum.reduceat(self._low, starts) / 1e6
         pe_last[pes] = np.maximum.reduceat(self._high, starts) / 1e6
         return Timeline(
-            pd.DataFrame(
-                table, index=pd.Index(np.arange(span) * self.bin_s, name="time_s"), columns=index
+            pd.DataFrame(  # the table as it is (pandas 3 copies an array by default)
+                table,
+                index=pd.Index(np.arange(span) * self.bin_s, name="time_s"),
+                columns=index,
+                copy=False,
             ),
             self.bin_s,
             first * self.bin_s,
@@ -301,6 +299,27 @@ class TimelineAccumulator:
             outliers,
             self.window,
         )
+
+    def span(self) -> tuple[float | None, float | None, int]:
+        """:meth:`result`'s ``first_s``, ``last_s`` and messages, without its table.
+
+        The bins widen as :meth:`result` widens them, so the state is the same
+        after either.
+        """
+        self._consolidate()
+        if not len(self._keys):
+            return None, None, 0
+        self._fit_bins()
+        return int(self._low.min()) / 1e6, int(self._high.max()) / 1e6, int(self._counts.sum())
+
+    def _fit_bins(self) -> None:
+        """Widen the bins until the times kept span at most ``bin_limit`` of them."""
+        bins = self._keys % _PE_SHIFT
+        steps = 0
+        while (int(bins.max()) >> steps) - (int(bins.min()) >> steps) + 1 > self.bin_limit:
+            steps += 1
+        if steps:
+            self._coarsen_state(steps)
 
     def _coarsen_state(self, steps: int) -> None:
         self._absorb_into_empty(
@@ -406,6 +425,7 @@ def rebin_onto(timeline: Timeline, width_s: float, origin_s: float) -> Timeline 
             out,
             index=pd.Index(np.arange(len(out)) * width_s, name="time_s"),
             columns=timeline.counts.columns,
+            copy=False,  # the table as it is (pandas 3 copies an array by default)
         ),
         bin_s=width_s,
         start_s=(origin_us + first * width_us) / 1e6,
@@ -513,7 +533,7 @@ def rebin(timeline: Timeline, bins: int) -> Timeline:
     index = pd.Index(np.arange(len(out)) * width, name="time_s")
     return replace(
         timeline,
-        counts=pd.DataFrame(out, index=index, columns=timeline.counts.columns),
+        counts=pd.DataFrame(out, index=index, columns=timeline.counts.columns, copy=False),
         bin_s=width,
     )
 

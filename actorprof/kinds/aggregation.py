@@ -55,6 +55,7 @@ from ..analyze.conveyors import (
 )
 from ..analyze.imbalance import imbalance
 from ..analyze.matrix import DENSE_MAX_PES
+from ..analyze.physical_partial import PhysicalPartial
 from ..engine import Engine
 from ..engine.physical import reduce_physical
 from ..errors import NoTraceError, UsageError
@@ -260,8 +261,17 @@ def physical_view_and_buffers(
         path, num_pes=num_pes, report=report, engine=engine, progress=progress, sized=True
     )
     buffers = partial.buffers()
-    acc = accumulate(partial, num_pes)
-    del partial  # the sums let go once in the accumulator and the buffers frame
+    # the per-link sums only: the sums per (link, size) are in the buffers frame now
+    links = PhysicalPartial(
+        links=partial.links,
+        calls=partial.calls,
+        nbytes=partial.nbytes,
+        max_bytes=partial.max_bytes,
+        lines=partial.lines,
+    )
+    del partial
+    acc = accumulate(links, num_pes)
+    del links  # the sums let go once in the accumulator
     view = physical_view_of(
         acc,
         report,
@@ -325,6 +335,9 @@ class AggregationView(Summarized):
     #: the links' sums per send type (:func:`link_type_sums`) when ``links``
     #: is not kept (:meth:`without_links`, ``keep_links``); None: from ``links``
     kept_sums: dict[int, dict[str, int]] | None = field(default=None, repr=False)
+    #: the largest buffer of a buffer send type when ``buffers`` is not kept
+    #: (:meth:`without_buffers`); None: from ``buffers``
+    kept_max_buffer_bytes: int | None = field(default=None, repr=False)
 
     def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
         k = "unknown" if self.pes_per_node is None else count(self.pes_per_node)
@@ -371,6 +384,29 @@ class AggregationView(Summarized):
             kept_sums=link_type_sums(self.links),
         )
 
+    def without_buffers(self) -> AggregationView:
+        """This view without its link tables nor the physical buffers, totals and summary kept.
+
+        :meth:`without_links`, and ``buffers`` (a row per link and buffer
+        size: millions at 65,536 PEs) let go too, its largest buffer kept
+        for :meth:`totals`; :meth:`link_blocks` then yields nothing. What
+        the run report holds beyond :data:`DENSE_MAX_PES` PEs.
+        """
+        if self.buffers is None:
+            return self
+        return replace(
+            self.without_links(), buffers=None, kept_max_buffer_bytes=self._max_buffer_bytes()
+        )
+
+    def _max_buffer_bytes(self) -> int:
+        if self.kept_max_buffer_bytes is not None or self.buffers is None:
+            return self.kept_max_buffer_bytes or 0
+        buffer_codes = [SEND_TYPES.index(t) for t in BUFFER_SEND_TYPES]
+        sizes = self.buffers["buffer_bytes"].to_numpy()[
+            np.isin(send_type_codes(self.buffers["send_type"]), buffer_codes)
+        ]
+        return int(sizes.max()) if len(sizes) else 0
+
     def link_blocks(self) -> Iterator[pd.DataFrame]:
         """``links`` (``aggregation_links.csv``) a block at a time, in order.
 
@@ -395,7 +431,7 @@ class AggregationView(Summarized):
         messages = int(self.pairs["messages"].sum())
         payload = int(self.pairs["payload_bytes"].sum())
         out: dict[str, Any] = {"messages": messages, "payload_bytes": payload}
-        if self.buffers is None:
+        if self.buffers is None and self.kept_max_buffer_bytes is None:
             return out
         if self.kept_sums is not None:
             sums = self.kept_sums
@@ -413,9 +449,6 @@ class AggregationView(Summarized):
         wire = total("wire_bytes", data)
         items = total("items", data)
         room = buffer_room_bytes(self.buffer_bytes)
-        sizes = self.buffers["buffer_bytes"].to_numpy()[
-            np.isin(send_type_codes(self.buffers["send_type"]), buffer_codes)
-        ]
         by_type: dict[str, Any] = {}
         for code, t in enumerate(SEND_TYPES):
             mine = [code]
@@ -447,7 +480,7 @@ class AggregationView(Summarized):
             messages_per_buffer=_div(messages, buffers),
             items_per_buffer=_div(items, buffers),
             avg_buffer_bytes=_div(wire, buffers),
-            max_buffer_bytes=int(sizes.max()) if len(sizes) else 0,
+            max_buffer_bytes=self._max_buffer_bytes(),
             buffer_capacity_bytes=self.buffer_bytes,
             buffer_room_bytes=room,
             avg_buffer_fill=_div(wire - 16 * buffers, buffers * room),
@@ -456,8 +489,11 @@ class AggregationView(Summarized):
         )
         return out
 
-    def summary(self) -> dict[str, Any]:
-        """JSON-able summary: layout, verdict (``compare_run(...).summary()``), totals, layouts."""
+    def summary(self, *, files: bool = True) -> dict[str, Any]:
+        """JSON-able summary: layout, verdict (``compare_run(...).summary()``), totals, layouts.
+
+        ``files=False`` leaves out the per-file accounting (``files``).
+        """
         reports = [self.logical.report]
         if self.physical_report is not None:
             reports.append(self.physical_report)
@@ -494,8 +530,9 @@ class AggregationView(Summarized):
             logical_lines_read=self.logical.report.lines_read,
             warnings=[w for r in reports for w in r.warnings],
             notes=[*self.notes, *(n for r in reports for n in r.notes)],
-            files=[f for r in reports for f in r.to_dict()["files"]],
         )
+        if files:
+            out["files"] = [f for r in reports for f in r.to_dict()["files"]]
         return out
 
     def summary_lines(self) -> list[str]:

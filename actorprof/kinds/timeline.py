@@ -146,7 +146,8 @@ class TimelineView(Summarized):
         last = np.where(has, times[last_index] + self.timeline.bin_s, np.nan)
         return first, last
 
-    def summary(self, *, bins: int = 200) -> dict[str, Any]:
+    def summary(self, *, bins: int = 200, files: bool = True) -> dict[str, Any]:
+        """JSON-able summary; ``files=False`` leaves out the per-file accounting."""
         tl = self.timeline
         shown = self.display(bins)
         rate = shown.rate
@@ -154,7 +155,7 @@ class TimelineView(Summarized):
         timed = int(tl.counts.to_numpy().sum())
         finished = np.nan_to_num(last, nan=0.0)
         late = imbalance(finished).to_dict() if len(finished) else None
-        return {
+        out: dict[str, Any] = {
             "kind": "timeline",
             "actorprof_version": __version__,
             "trace": self.path,
@@ -180,8 +181,10 @@ class TimelineView(Summarized):
             "note": "times are the senders' clocks; across nodes they align only "
             "as well as the nodes' clocks do; times in seconds since start_epoch_s (the start "
             "of the first bin); first and last times are exact",
-            "files": {phase: report.to_dict()["files"] for phase, report in self.reports.items()},
         }
+        if files:
+            out["files"] = {phase: r.to_dict()["files"] for phase, r in self.reports.items()}
+        return out
 
 
 def timeline_view(
@@ -212,7 +215,8 @@ def timeline_view(
     found = find_pe_files(Path(path), "send")
     names = [phase] if phase is not None else list(found)
     total = TimelineAccumulator(base_s=base_s, max_bins=max_bins)
-    partial: list[tuple[str, Timeline]] = []
+    # each phase's first and last send and messages (not its table: 16 M cells at 65,536 PEs)
+    partial: list[tuple[str, float | None, float | None, int]] = []
     outliers: list[OutlierTime] = []
     for name in names:
         label = name or "(unnamed)"
@@ -226,25 +230,26 @@ def timeline_view(
         )
         # each phase is its own bulk: a short phase far from the others is no outlier
         window = acc.drop_outliers()
-        partial.append((label, acc.result()))
+        partial.append((label, *acc.span()))
         if acc.num_outliers:
             examples = extremes.outliers(window)
             outliers += examples
             report.warn(_outlier_warning(acc.num_outliers, window, examples, "message(s)"))
         total.merge(acc)
+        del acc, extremes  # in the total now: not held beside its table
         if not name and found.keys() - {""}:
             report.notes = [n for n in report.notes if "other phases here" not in n]
     timeline = total.result(num_pes)
     spans = []
-    for label, tl in partial:
-        if tl.first_s is None or tl.last_s is None or timeline.start_s is None:
+    for label, first_s, last_s, messages in partial:
+        if first_s is None or last_s is None or timeline.start_s is None:
             continue
         spans.append(
             PhaseSpan(
                 label,
-                round(tl.first_s - timeline.start_s, 6),
-                round(tl.last_s - timeline.start_s, 6),
-                int(tl.counts.sum().sum()),
+                round(first_s - timeline.start_s, 6),
+                round(last_s - timeline.start_s, 6),
+                messages,
             )
         )
     return TimelineView(str(path), timeline, spans, reports, outliers)

@@ -8,6 +8,7 @@ import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from .._memory import release_memory
 from ..analyze.pyramid import matrix_pyramid
 from ..kinds.aggregation import write_aggregation
 from ..kinds.logical import write_logical
@@ -18,8 +19,10 @@ from ..kinds.timeline import write_timeline_figure
 from ._matrix import MatrixExplorer
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..kinds.logical import LogicalView
-    from .html import FigureCollector
+    from .html import EmbeddedFigure, FigureCollector
     from .run import RunReport
 
 #: Bytes of matrix data a page may embed, over all its logical phases (the
@@ -49,49 +52,77 @@ def report_figures(
     top: int,
     warn: Callable[[str], None],
     verbose: bool = False,
+    release: bool = False,
 ) -> dict[str, str]:
     """Draw every view's figures with the commands' own writers into ``out``.
 
     A figure that fails is reported through ``warn`` (with the traceback on
     stderr when ``verbose``) and listed in the result: a figure must not cost
-    a job epilogue its report.
+    a job epilogue its report. ``release``: let each view of ``run`` go once
+    its last figure is drawn (the CLI's report, once the summary is made:
+    at 65,536 PEs the views are hundreds of MB).
     """
-    jobs: list[tuple[str, str | None, Callable[[], None]]] = []
-    for name, view in run.logical.items():
+    Job = tuple[str, str | None, Callable[[], None], Callable[[], object] | None]
+    jobs: list[Job] = []
+    for name in run.logical:
         jobs.append(
             (
                 "logical",
                 name,
                 functools.partial(
-                    write_logical, view, out, metric="count", level="pe", log_scale=None, top=top
+                    write_logical,
+                    run.logical[name],
+                    out,
+                    metric="count",
+                    level="pe",
+                    log_scale=None,
+                    top=top,
                 ),
+                None,  # the page's matrix is drawn from it last
             )
         )
     if run.timeline is not None and run.timeline.timeline.start_s is not None:
-        jobs.append(("timeline", None, functools.partial(write_timeline_figure, run.timeline, out)))
-    for name, papi in run.papi.items():
         jobs.append(
-            ("papi", name, functools.partial(write_papi, papi, out, by_mailbox=False, sort="pe"))
+            (
+                "timeline",
+                None,
+                functools.partial(write_timeline_figure, run.timeline, out),
+                functools.partial(setattr, run, "timeline", None),
+            )
+        )
+    for name in run.papi:
+        jobs.append(
+            (
+                "papi",
+                name,
+                functools.partial(write_papi, run.papi[name], out, by_mailbox=False, sort="pe"),
+                functools.partial(run.papi.pop, name),
+            )
         )
     if run.overall is not None:
         jobs.append(
-            ("overall", None, functools.partial(write_overall, run.overall, out, sort="pe"))
+            (
+                "overall",
+                None,
+                functools.partial(write_overall, run.overall, out, sort="pe"),
+                functools.partial(setattr, run, "overall", None),
+            )
         )
     if run.physical is not None:
-        physical = run.physical
         jobs.append(
             (
                 "physical",
                 None,
                 functools.partial(
                     write_physical,
-                    physical,
+                    run.physical,
                     out,
-                    types=physical.types_shown(),
+                    types=run.physical.types_shown(),
                     metric="count",
                     log_scale=None,
                     top=top,
                 ),
+                functools.partial(setattr, run, "physical", None),
             )
         )
     if run.aggregation is not None:
@@ -100,23 +131,64 @@ def report_figures(
                 "aggregation",
                 None,
                 functools.partial(write_aggregation, run.aggregation, out, log_scale=None),
+                functools.partial(setattr, run, "aggregation", None),
             )
         )
     budget = MATRIX_PAGE_BYTES // max(1, len(run.logical))
-    for name, view in run.logical.items():
-        jobs.append(("logical", name, functools.partial(_explore, view, out, name, budget)))
-    failed: dict[str, str] = {}
-    for section, scope, draw in jobs:
+    for name in run.logical:
+        jobs.append(
+            (
+                "logical",
+                name,
+                functools.partial(_explore, run.logical[name], out, name, budget),
+                functools.partial(run.logical.pop, name),
+            )
+        )
+    figures, files = len(out.figures), len(_files_written(out))
+    drawn: dict[int, tuple[list[EmbeddedFigure], list[Path]]] = {}
+    failures: dict[int, tuple[str, str]] = {}
+    order = list(range(len(jobs)))
+    if release:  # the views that hold the most are drawn (and let go) first
+        sections = [job[0] for job in jobs]
+        order.sort(key=lambda i: _DRAW_FIRST.get(sections[i], len(_DRAW_FIRST)))
+    slots: list[Job | None] = list(jobs)
+    del jobs
+    for i in order:
+        job, slots[i] = slots[i], None
+        assert job is not None
+        section, scope, draw, drop = job
+        del job
         out.section, out.scope = section, scope
+        start, start_files = len(out.figures), len(_files_written(out))
         try:
             draw()
         except Exception as exc:  # a figure must not cost the epilogue its report
             if verbose:
                 traceback.print_exc(file=sys.stderr)
             key = section if scope is None else f"{section} ({scope})"
-            failed[key] = f"{type(exc).__name__}: {exc}"
-            warn(f"{key}: figure not drawn ({failed[key]}); rerun with -v and report it")
-    return failed
+            failures[i] = (key, f"{type(exc).__name__}: {exc}")
+            warn(f"{key}: figure not drawn ({failures[i][1]}); rerun with -v and report it")
+        finally:
+            del draw
+            drawn[i] = (out.figures[start:], _files_written(out)[start_files:])
+            if release and drop is not None:
+                drop()
+            release_memory()  # a figure's drawing buffers (and a view let go)
+    # the page's order, whatever the drawing order
+    out.figures[figures:] = [f for i in sorted(drawn) for f in drawn[i][0]]
+    if out.files is not None:
+        out.files.written[files:] = [p for i in sorted(drawn) for p in drawn[i][1]]
+    return {key: text for _, (key, text) in sorted(failures.items())}
+
+
+#: The order the CLI's report draws in (``release``): the views holding the
+#: most let go first, the overall figure (a costly drawing of every PE) once
+#: they are gone; the logical view last, the aggregation view holds it.
+_DRAW_FIRST = {"timeline": 0, "physical": 1, "aggregation": 2, "papi": 3, "overall": 4}
+
+
+def _files_written(out: FigureCollector) -> list[Path]:
+    return [] if out.files is None else out.files.written
 
 
 def _explore(view: LogicalView, out: FigureCollector, name: str, budget: int) -> None:

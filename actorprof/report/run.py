@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .._memory import release_memory
 from .._progress import ProgressSink
 from .._repr import Summarized, count
 from .._text import run_name
@@ -58,6 +59,7 @@ __all__ = [
     "find_run_traces",
     "phase_name",
     "run_report",
+    "with_coverage",
 ]
 
 
@@ -117,8 +119,13 @@ class RunReport(Summarized):
     def kinds_read(self) -> list[str]:
         return [k for k in KINDS if getattr(self, k)]
 
-    def summary(self) -> dict[str, Any]:
-        """JSON-able summary (``report.json``), findings included."""
+    def summary(self, *, coverage: bool = True) -> dict[str, Any]:
+        """JSON-able summary (``report.json``), findings included.
+
+        ``coverage=False``: the ``coverage`` list (a dict per file read:
+        196,608 of them for three kinds at 65,536 PEs) is left empty, to be
+        filled by :func:`with_coverage` once the views are let go.
+        """
         s: dict[str, Any] = {
             "kind": "report",
             "actorprof_version": __version__,
@@ -153,9 +160,9 @@ class RunReport(Summarized):
             None if self.physical is None else _without_files(self.physical.summary(top=self.top))
         )
         s["aggregation"] = (
-            None if self.aggregation is None else _without_files(self.aggregation.summary())
+            None if self.aggregation is None else self.aggregation.summary(files=False)
         )
-        s["coverage"] = self.coverage()
+        s["coverage"] = self.coverage() if coverage else []
         s["at_a_glance"] = self._at_a_glance(s)
         s["findings"] = [f.to_dict() for f in report_findings(s)]
         s["finding_rules"] = RULES
@@ -182,9 +189,7 @@ class RunReport(Summarized):
     def _timeline_summary(self) -> dict[str, Any] | None:
         if self.timeline is None:
             return None
-        s = self.timeline.summary()
-        s.pop("files", None)
-        return s
+        return self.timeline.summary(files=False)
 
     def _overall_summary(self, view: OverallView) -> dict[str, Any]:
         s = _without_files(view.summary())
@@ -277,6 +282,17 @@ class RunReport(Summarized):
         return glance
 
 
+def with_coverage(summary: dict[str, Any], run: RunReport) -> dict[str, Any]:
+    """A summary made with ``coverage=False`` completed: ``run``'s coverage, and the findings.
+
+    ``run`` needs its traces and reports only (the views may be let go):
+    the same summary as ``run.summary()``.
+    """
+    summary["coverage"] = run.coverage()
+    summary["findings"] = [f.to_dict() for f in report_findings(summary)]
+    return summary
+
+
 def _without_files(summary: dict[str, Any]) -> dict[str, Any]:
     """A view summary without its per-file list (the report has its own coverage)."""
     return {k: v for k, v in summary.items() if k != "files"}
@@ -347,53 +363,8 @@ def run_report(
     run = RunReport(traces=traces, top=top)
     if traces.logical is not None:
         _read_logical(run, traces.logical, num_pes, jobs, cache, cache_dir, scheduler, progress)
-        if timeline and run.logical:
-            run.timeline = _guard(
-                run,
-                "timeline",
-                lambda: timeline_view(
-                    traces.logical or "",
-                    num_pes=num_pes,
-                    progress=progress,
-                    engine=Engine(jobs=jobs, scheduler=scheduler),
-                ),
-            )
-    if traces.papi is not None:
-        engine = Engine(
-            jobs=jobs,
-            cache=cache or cache_dir is not None,
-            cache_dir=cache_dir,
-            scheduler=scheduler,
-        )
-        for key in traces.papi_phases:
-            report = ReadReport(kind="papi")
-            view = _guard(
-                run,
-                "papi",
-                lambda key=key, report=report: papi_view(
-                    traces.papi or "",
-                    phase=key or None,
-                    num_pes=num_pes,
-                    report=report,
-                    engine=engine,
-                    progress=progress,
-                ),
-            )
-            if view is not None:
-                _drop_phase_note(report)
-                run.papi[phase_name(key)] = view
-                run.reports.append(("papi", phase_name(key), report))
-    if traces.overall is not None:
-        report = ReadReport(kind="overall")
-        run.overall = _guard(
-            run,
-            "overall",
-            lambda: overall_view(
-                traces.overall or "", num_pes=num_pes, report=report, progress=progress
-            ),
-        )
-        if run.overall is not None:
-            run.reports.append(("overall", None, report))
+    # the physical trace (and the aggregation) next, while little is held: its
+    # read is the report's largest (millions of links at 65,536 PEs)
     if traces.physical is not None:
         first = next(iter(run.logical.values()), None)
         k = None if first is None else pes_per_node_from_nodes(first.matrices.pe_node)
@@ -434,6 +405,56 @@ def run_report(
                         )
                     ),
                 )
+            del read, buffers  # held by the aggregation view, if at all
+            release_memory()
+    if traces.logical is not None and timeline and run.logical:
+        run.timeline = _guard(
+            run,
+            "timeline",
+            lambda: timeline_view(
+                traces.logical or "",
+                num_pes=num_pes,
+                progress=progress,
+                engine=Engine(jobs=jobs, scheduler=scheduler),
+            ),
+        )
+    if traces.papi is not None:
+        engine = Engine(
+            jobs=jobs,
+            cache=cache or cache_dir is not None,
+            cache_dir=cache_dir,
+            scheduler=scheduler,
+        )
+        for key in traces.papi_phases:
+            report = ReadReport(kind="papi")
+            view = _guard(
+                run,
+                "papi",
+                lambda key=key, report=report: papi_view(
+                    traces.papi or "",
+                    phase=key or None,
+                    num_pes=num_pes,
+                    report=report,
+                    engine=engine,
+                    progress=progress,
+                ),
+            )
+            if view is not None:
+                _drop_phase_note(report)
+                run.papi[phase_name(key)] = view
+                run.reports.append(("papi", phase_name(key), report))
+    if traces.overall is not None:
+        report = ReadReport(kind="overall")
+        run.overall = _guard(
+            run,
+            "overall",
+            lambda: overall_view(
+                traces.overall or "", num_pes=num_pes, report=report, progress=progress
+            ),
+        )
+        if run.overall is not None:
+            run.reports.append(("overall", None, report))
+    _in_report_order(run)
     if not run.kinds_read:
         raise ActorProfError(
             f"{traces.root}: traces found ({', '.join(traces.found)}) but none could be read: "
@@ -442,14 +463,26 @@ def run_report(
     return run
 
 
+#: The order the parts of a report are read in, before the physical trace
+#: was read second: the order of ``errors`` and of the coverage.
+_PARTS = ("logical", "timeline", "papi", "overall", "physical", "aggregation")
+
+
+def _in_report_order(run: RunReport) -> None:
+    """Reports and errors in the report's order (logical, papi, overall, physical)."""
+    run.reports.sort(key=lambda entry: KINDS.index(entry[0]))
+    run.errors = {k: run.errors[k] for k in sorted(run.errors, key=_PARTS.index)}
+
+
 def _held(view: AggregationView) -> AggregationView:
     """The aggregation view as the report holds it: its links only up to DENSE_MAX_PES.
 
     The page draws the links (the per-link heatmap) up to 1,024 PEs and never
-    lists them; beyond, they are millions of rows held to the end of the
-    report for nothing, so only their totals and summary are kept.
+    lists them; beyond, they and the physical buffers per link and size are
+    millions of rows held to the end of the report for nothing, so only
+    their totals and summary are kept.
     """
-    return view if view.num_pes <= DENSE_MAX_PES else view.without_links()
+    return view if view.num_pes <= DENSE_MAX_PES else view.without_buffers()
 
 
 def _read_logical(
@@ -494,7 +527,9 @@ def _guard(run: RunReport, kind: str, build: Any) -> Any:
     """``build()``, or None with the error recorded for ``kind``.
 
     Any error (ours, or memory, or a bug) costs only this part: the report
-    is documented to drop the failing part and write the rest.
+    is documented to drop the failing part and write the rest. What the
+    part freed is given back before the next one (``release_memory``): the
+    parts' peaks then do not stack up.
     """
     try:
         return build()
@@ -503,3 +538,5 @@ def _guard(run: RunReport, kind: str, build: Any) -> Any:
         previous = run.errors.get(kind)
         run.errors[kind] = text if previous is None else f"{previous}; {text}"
         return None
+    finally:
+        release_memory()
