@@ -445,14 +445,28 @@ def _exit_text(status: int) -> str:
 
 def _failure(exc: BaseException) -> bytes:
     """``exc`` pickled, with the child's traceback as a note (``-v`` shows it)."""
-    text = "".join(traceback.format_exception(exc))
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    note = "in the process drawing the figure:\n" + text.rstrip()
     try:
-        exc.add_note("in the process drawing the figure:\n" + text.rstrip())
+        _add_note(exc, note)
         return pickle.dumps(exc)
     except Exception:  # an exception that does not pickle
         copy = RuntimeError(f"{type(exc).__name__}: {exc}")
-        copy.add_note("in the process drawing the figure:\n" + text.rstrip())
+        _add_note(copy, note)
         return pickle.dumps(copy)
+
+
+def _add_note(exc: BaseException, note: str) -> None:
+    """``exc.add_note(note)`` (Python 3.11); on 3.10, the same ``__notes__``
+    list, which tracebacks there do not print."""
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    else:
+        notes = getattr(exc, "__notes__", None)
+        if not isinstance(notes, list):
+            notes = []
+            exc.__notes__ = notes
+        notes.append(note)
 
 
 def _restore(payload: bytes) -> BaseException:
