@@ -90,14 +90,25 @@ def _big_run(folder: Path, *, pes: int = 16, lines: int = 150_000) -> None:
         (folder / f"PE{src}_send.csv").write_text(text)
 
 
-def _first_progress(argv: list[str]) -> tuple[bytes, float, bool]:
+def _first_progress(argv: list[str], *, delay_s: float | None = None) -> tuple[bytes, float, bool]:
     """What ``actorprof argv`` writes on a terminal's stderr until its first
-    progress line: the bytes, the seconds it took, whether it still runs."""
+    progress line: the bytes, the seconds it took, whether it still runs.
+    ``delay_s``: the progress line's delay instead of its default (a read
+    faster than the default second would show none)."""
     primary, secondary = pty.openpty()
     env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT)}
     start = time.monotonic()
+    command = [sys.executable, "-m", "actorprof"]
+    if delay_s is not None:
+        command = [
+            sys.executable,
+            "-c",
+            "import sys; from actorprof._progress import Progress; "
+            f"Progress.__init__.__kwdefaults__['delay_s'] = {delay_s!r}; "
+            "from actorprof.cli import main; sys.argv[0] = 'actorprof'; main()",
+        ]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "actorprof", *argv],
+        [*command, *argv],
         stdout=subprocess.DEVNULL,
         stderr=secondary,
         env=env,
@@ -127,7 +138,7 @@ def test_report_shows_progress_on_a_terminal(tmp_path: Path) -> None:
     run = tmp_path / "run"
     _big_run(run / "logical")
     argv = ["report", str(run), "-o", str(tmp_path / "out"), "-j", "1", "--no-cache"]
-    seen, elapsed, still_running = _first_progress(argv)
+    seen, elapsed, still_running = _first_progress(argv, delay_s=0.1)
     assert b"reading" in seen, seen
     assert b"files" in seen and b"MB" in seen
     # the report took longer than the wait for its first progress line
