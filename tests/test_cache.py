@@ -96,18 +96,30 @@ def test_cache_stays_under_its_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert any("larger than the cache cap" in n for n in report.notes)
 
 
-def test_second_run_reads_no_trace_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    trace = noisy_trace(tmp_path / "run")
-    way = Engine(cache=True, cache_dir=tmp_path / "cache")
+def trace_opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The PE files opened from now on (``open`` and ``os.open``), in order."""
     opened: list[str] = []
-    real_open = builtins.open
+    real_open, real_os_open = builtins.open, os.open
 
     def spy(file: Any, *args: Any, **kwargs: Any) -> Any:
         if str(file).endswith("_send.csv"):
             opened.append(str(file))
         return real_open(file, *args, **kwargs)
 
+    def os_spy(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(file).endswith("_send.csv"):
+            opened.append(str(file))
+        return real_os_open(file, *args, **kwargs)
+
     monkeypatch.setattr(builtins, "open", spy)
+    monkeypatch.setattr(os, "open", os_spy)
+    return opened
+
+
+def test_second_run_reads_no_trace_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    trace = noisy_trace(tmp_path / "run")
+    way = Engine(cache=True, cache_dir=tmp_path / "cache")
+    opened = trace_opens(monkeypatch)
     cold = engine(trace, way)
     assert len(set(opened)) == 4
     opened.clear()
@@ -230,23 +242,7 @@ def test_a_file_added_to_a_cached_trace(tmp_path: Path, monkeypatch: pytest.Monk
     engine(trace, way)
     shutil.move(tmp_path / "PE6_send.csv", trace / "PE6_send.csv")
     assert_same(plain(trace), engine(trace, way))
-    opened: list[str] = []
-    real_open = builtins.open
-
-    def spy(file: Any, *args: Any, **kwargs: Any) -> Any:
-        if str(file).endswith("_send.csv"):
-            opened.append(str(file))
-        return real_open(file, *args, **kwargs)
-
-    real_os_open = os.open
-
-    def os_spy(file: Any, *args: Any, **kwargs: Any) -> Any:
-        if str(file).endswith("_send.csv"):
-            opened.append(str(file))
-        return real_os_open(file, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "open", spy)
-    monkeypatch.setattr(os, "open", os_spy)
+    opened = trace_opens(monkeypatch)
     warm = engine(trace, way)
     monkeypatch.undo()
     assert opened == []

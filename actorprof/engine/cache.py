@@ -222,8 +222,8 @@ class TraceCache:
             return
         keep = [i for i in range(len(files)) if i in results and results[i].error is None]
         # the stat taken before the read (a file written meanwhile is read again next time)
-        planned = report.stats_planned if len(report.stats_planned) == len(files) else None
-        stats = {i: file_stat(files[i].path) if planned is None else planned[i] for i in keep}
+        planned = _planned_stats(files, report)
+        stats = {i: planned[i] for i in keep}
         keep = [i for i in keep if stats[i] is not None]
         if not keep:
             return
@@ -448,15 +448,22 @@ class Loaded:
         return self.packed.part(self.rows[i])
 
 
+def _planned_stats(
+    files: list[TraceFile], report: ReadReport
+) -> list[tuple[int, int, int, int] | None]:
+    """Each file's stat as listed (``report.stats_planned``), else taken now."""
+    if len(report.stats_planned) == len(files):
+        return report.stats_planned
+    return [file_stat(f.path) for f in files]
+
+
 def _unchanged_rows(
     names: list[str], stats: np.ndarray, files: list[TraceFile], report: ReadReport
 ) -> dict[int, int]:
     """File index -> entry row of each file unchanged since the entry was
     written (same name, size, mtime, inode and ctime)."""
     where = {name: j for j, name in enumerate(names)}
-    planned = report.stats_planned
-    if len(planned) != len(files):
-        planned = [file_stat(f.path) for f in files]
+    planned = _planned_stats(files, report)
     rows = np.array([where.get(f.path.name, -1) for f in files], dtype=np.int64)
     now = np.array([(-1, -1, -1, -1) if st is None else st for st in planned], dtype=np.int64)
     same = (rows >= 0) & (now[:, 0] >= 0)
