@@ -13,7 +13,7 @@ while the others are still analysed. No plotting, no files.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -425,24 +425,20 @@ def run_report(
             cache_dir=cache_dir,
             scheduler=scheduler,
         )
-        for key in traces.papi_phases:
-            report = ReadReport(kind="papi")
-            view = _guard(
-                run,
-                "papi",
-                lambda key=key, report=report: papi_view(
-                    traces.papi or "",
-                    phase=key or None,
-                    num_pes=num_pes,
-                    report=report,
-                    engine=engine,
-                    progress=progress,
-                ),
-            )
-            if view is not None:
-                _drop_phase_note(report)
-                run.papi[phase_name(key)] = view
-                run.reports.append(("papi", phase_name(key), report))
+        _read_phases(
+            run,
+            "papi",
+            traces.papi_phases,
+            run.papi,
+            lambda key, report: papi_view(
+                traces.papi or "",
+                phase=key,
+                num_pes=num_pes,
+                report=report,
+                engine=engine,
+                progress=progress,
+            ),
+        )
     if traces.overall is not None:
         report = ReadReport(kind="overall")
         run.overall = _guard(
@@ -495,27 +491,41 @@ def _read_logical(
     scheduler: Any,
     progress: ProgressSink | None,
 ) -> None:
-    for key in run.traces.logical_phases:
-        report = ReadReport(kind="logical")
-        view = _guard(
-            run,
-            "logical",
-            lambda key=key, report=report: logical_view(
-                folder,
-                phase=key or None,
-                num_pes=num_pes,
-                report=report,
-                jobs=jobs,
-                cache=cache,
-                cache_dir=cache_dir,
-                scheduler=scheduler,
-                progress=progress,
-            ),
-        )
+    _read_phases(
+        run,
+        "logical",
+        run.traces.logical_phases,
+        run.logical,
+        lambda key, report: logical_view(
+            folder,
+            phase=key,
+            num_pes=num_pes,
+            report=report,
+            jobs=jobs,
+            cache=cache,
+            cache_dir=cache_dir,
+            scheduler=scheduler,
+            progress=progress,
+        ),
+    )
+
+
+def _read_phases(
+    run: RunReport,
+    kind: str,
+    phases: list[str],
+    views: dict[str, Any],
+    read: Callable[[str | None, ReadReport], Any],
+) -> None:
+    """``read(phase, report)`` each phase of a per-PE trace kind into ``views``
+    (by display name), with its report; a failing phase is recorded for ``kind``."""
+    for key in phases:
+        report = ReadReport(kind=kind)
+        view = _guard(run, kind, lambda key=key, report=report: read(key or None, report))
         if view is not None:
             _drop_phase_note(report)
-            run.logical[phase_name(key)] = view
-            run.reports.append(("logical", phase_name(key), report))
+            views[phase_name(key)] = view
+            run.reports.append((kind, phase_name(key), report))
 
 
 def _drop_phase_note(report: ReadReport) -> None:
