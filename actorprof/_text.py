@@ -5,7 +5,13 @@ from __future__ import annotations
 from os import PathLike
 from pathlib import Path
 
-__all__ = ["format_ranges", "printable_name", "run_name"]
+__all__ = ["PlainList", "format_ranges", "printable_name", "run_name"]
+
+
+class PlainList(list):  # type: ignore[type-arg]
+    """A list of values already plain for JSON (dicts, lists, str, int,
+    float, bool, None; no numpy): the writer passes it through unconverted
+    (a 65,536-PE summary has one accounting entry per trace file)."""
 
 
 def format_ranges(values: list[int]) -> str:

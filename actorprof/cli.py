@@ -72,6 +72,20 @@ class Console:
 
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
+
+
+def figure_modules(kind: str) -> tuple[str, ...]:
+    """What a figure server imports before its first figure (OutputWriter's
+    ``warm``): the kind's figure builders and the plotting stack under them."""
+    return (
+        f"actorprof.kinds.{kind}",
+        "actorprof.plot",
+        "matplotlib.figure",
+        "matplotlib.backends.backend_agg",
+        "PIL.PngImagePlugin",
+    )
+
+
 #: Default resolution of figure files, and of figures embedded in the report page.
 FIGURE_DPI = 150
 EMBED_DPI = 100
@@ -453,12 +467,15 @@ def logical(
 
     TRACE_DIR holds the run's PE<i>_send.csv files (or is one such file).
     """
-    from .kinds.logical import logical_view, require_messages, write_logical
-    from .read import ReadReport
     from .write import OutputWriter
 
+    # first: its figure server imports the plotting stack while this process reads
+    warm = figure_modules("logical")
+    out = OutputWriter(output_dir, kind="logical", fmt=fmt, dpi=dpi, background=True, warm=warm)
+    from .kinds.logical import logical_view, require_messages, write_logical
+    from .read import ReadReport
+
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="logical", fmt=fmt, dpi=dpi, background=True)
     trace_dir = trace_location(trace_dir, "logical", console)
     with console.progress() as progress:
         view = logical_view(

@@ -45,6 +45,8 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
+from ._text import PlainList  # its home before; here for old imports
+
 __all__ = [
     "AGGREGATION_LINK_COLUMNS",
     "AGGREGATION_PE_TABLE_COLUMNS",
@@ -309,9 +311,3 @@ CONVEYORS_CHECK_COLUMNS: Final = (
     "reason",
 )
 AGGREGATION_LINK_COLUMNS: Final = (*CONVEYORS_CHECK_COLUMNS, "items_error", "wire_bytes_error")
-
-
-class PlainList(list):  # type: ignore[type-arg]
-    """A list of values already plain for JSON (dicts, lists, str, int,
-    float, bool, None; no numpy): the writer passes it through unconverted
-    (a 65,536-PE summary has one accounting entry per trace file)."""

@@ -10,7 +10,9 @@ a window or depends on the global backend.
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import importlib
 import itertools
 import json
 import math
@@ -20,15 +22,14 @@ import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 import numpy as np
 
-from ._text import printable_name
+from ._text import PlainList, printable_name
 from .errors import ActorProfError
-from .schema import PlainList
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,6 +67,8 @@ class Sink(Protocol):
     """Where a kind's writer puts its figures, tables and summary."""
 
     def figure(self, fig: Figure, name: str) -> object: ...
+
+    def draw(self, build: Callable[[], Figure], name: str) -> object: ...
 
     def csv(self, frame: pd.DataFrame, name: str, *, index: bool = True) -> object: ...
 
@@ -143,6 +146,13 @@ class OutputWriter:
     here. Files stay atomic either way
     and hold the same bytes; ``written`` keeps the order of the calls.
 
+    ``warm`` (with ``background``) goes further for figures given to
+    :meth:`draw`: a figure server is forked at once, imports those modules
+    (the plotting stack, the builders' module) while this process reads the
+    trace, then builds and saves each figure sent to it. Imports and
+    drawing then overlap the read instead of following it (the fixed cost
+    of a small run: docs/performance.md). It takes one of the spare CPUs.
+
     Raises
     ------
     ActorProfError
@@ -157,6 +167,7 @@ class OutputWriter:
         fmt: str = "png",
         dpi: int | None = None,
         background: bool = False,
+        warm: Sequence[str] = (),
     ) -> None:
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
@@ -169,6 +180,7 @@ class OutputWriter:
         self.written: list[Path] = []
         self._spare = _spare_cpus() if background else 0
         self._children: list[_Child] = []
+        self._server: _FigureServer | None = None
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile(dir=self.directory, prefix=".actorprof-check-"):
@@ -178,6 +190,10 @@ class OutputWriter:
                 f"{self.directory}: cannot write output here ({exc.strerror}). "
                 "Choose another folder with -o/--output-dir."
             ) from exc
+        if warm and self._spare and threading.active_count() == 1:
+            self._server = _FigureServer.start(self, tuple(warm))
+            if self._server is not None:
+                self._spare -= 1  # the server's CPU
 
     def path(self, name: str, ext: str) -> Path:
         """``<dir>/<kind>_<name>.<ext>``."""
@@ -185,8 +201,34 @@ class OutputWriter:
 
     def figure(self, fig: Figure, name: str, *, dpi: int | None = None) -> Path:
         """Save a figure in the chosen format, at ``dpi`` (default: the writer's)."""
-        resolution = self.dpi if dpi is None else dpi
         target = self.path(name, self.fmt)
+        write = self._figure_writer(fig, dpi)
+        self._reap(block=False)
+        if len(self._children) < self._spare and threading.active_count() == 1:
+            return self._fork(target, write)
+        return self._atomic(target, write)
+
+    def draw(self, build: Callable[[], Figure], name: str, *, dpi: int | None = None) -> Path:
+        """Save the figure ``build()`` makes, as :meth:`figure` saves it.
+
+        With a figure server (``warm``), ``build`` is sent to it and runs
+        there: it must pickle (a module-level function, or a
+        :func:`functools.partial` of one with picklable arguments); one that
+        does not, or a server that is gone, builds the figure here.
+        """
+        if self._server is not None:
+            target = self.path(name, self.fmt)
+            try:
+                job = pickle.dumps(build, protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:  # not picklable: built here
+                job = None
+            if job is not None and self._server.submit(target, job, dpi):
+                self.written.append(target)
+                return target
+        return self.figure(build(), name, dpi=dpi)
+
+    def _figure_writer(self, fig: Figure, dpi: int | None) -> Callable[[Any], None]:
+        resolution = self.dpi if dpi is None else dpi
 
         def write(handle: Any) -> None:
             if self.fmt == "png":
@@ -194,10 +236,7 @@ class OutputWriter:
             else:
                 fig.savefig(handle, format=self.fmt, dpi=resolution)
 
-        self._reap(block=False)
-        if len(self._children) < self._spare and threading.active_count() == 1:
-            return self._fork(target, write)
-        return self._atomic(target, write)
+        return write
 
     def finish(self) -> list[Path]:
         """Wait for the figures drawn in the background; return ``written``.
@@ -248,19 +287,24 @@ class OutputWriter:
         has failed, every child is waited for.
         """
         results = {child: child.collect() for child in self._children if block or child.done()}
-        if any(error is not None for error in results.values()):
+        failed: dict[Path, BaseException] = {}
+        if block and self._server is not None:
+            server, self._server = self._server, None
+            failed.update(server.finish())
+        if failed or any(error is not None for error in results.values()):
             late = [child for child in self._children if child not in results]
             results.update((child, child.collect()) for child in late)
-        errors = []
         for child in list(self._children):
             if child in results:
                 self._children.remove(child)
                 error = results[child]
                 if error is not None:
-                    self.written.remove(child.target)
-                    errors.append(error)
-        if errors:
-            raise errors[0]
+                    failed[child.target] = error
+        if failed:
+            first = min(failed, key=self.written.index)  # in the order of the calls
+            for target in failed:
+                self.written.remove(target)
+            raise failed[first]
 
     def data(self, data: bytes, name: str, ext: str) -> Path:
         """Write bytes already encoded (e.g. a figure rendered once for two uses)."""
@@ -422,20 +466,153 @@ class _Child:
 
     def collect(self) -> BaseException | None:
         """The child's error, None when it wrote its file (waits for it)."""
+        payload = self.outcome()
+        return None if payload is None else _restore(payload)
+
+    def outcome(self) -> bytes | None:
+        """The child's error pickled, None when it wrote its file (waits for it)."""
         with os.fdopen(self.pipe, "rb") as pipe:
             payload = pipe.read()  # before waiting: a long report must not block the child
         status = getattr(self, "_status", None)
         if status is None:
             status = os.waitpid(self.pid, 0)[1]
         if payload:
-            return _restore(payload)
+            return payload
         if os.waitstatus_to_exitcode(status) != 0:
-            return ActorProfError(
-                f"{self.target}: the process drawing this figure stopped "
-                f"({_exit_text(status)}); nothing half-written was left. Rerun; if it "
-                "happens again, report it."
-            )
+            return pickle.dumps(_stopped(self.target, status))
         return None
+
+
+def _stopped(target: Path, status: int) -> ActorProfError:
+    return ActorProfError(
+        f"{target}: the process drawing this figure stopped "
+        f"({_exit_text(status)}); nothing half-written was left. Rerun; if it "
+        "happens again, report it."
+    )
+
+
+#: Bytes a figure server's job pipe may hold before a sender waits (Linux's
+#: default 64 KiB would hold this process while the server still imports).
+_JOB_PIPE_BYTES = 1 << 20
+
+
+class _FigureServer:
+    """A forked process that builds and saves the figures sent to it.
+
+    Forked before the heavy imports, it imports the plotting stack (the
+    ``warm`` modules) while the caller reads; each job is a pickled
+    figure builder and its file; at :meth:`finish` it waits for its own
+    children (a figure at a time beside it, on the spare CPUs) and sends
+    back the failures, by file.
+    """
+
+    def __init__(self, pid: int, jobs: int, results: int) -> None:
+        self.pid, self.jobs, self.results = pid, jobs, results
+        self.targets: list[Path] = []
+
+    @classmethod
+    def start(cls, writer: OutputWriter, warm: tuple[str, ...]) -> _FigureServer | None:
+        """Fork the server for ``writer`` (None when no process can be made)."""
+        for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
+            stream.flush()
+        jobs_read, jobs_write = os.pipe()
+        results_read, results_write = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (jobs_read, jobs_write, results_read, results_write):
+                os.close(fd)
+            return None
+        if pid == 0:  # pragma: no cover - the server (coverage does not follow it)
+            status = 0
+            try:
+                os.close(jobs_write)
+                os.close(results_read)
+                _serve(writer, warm, jobs_read, results_write)
+            except BaseException:
+                status = 1
+            finally:
+                os._exit(status)  # no atexit handlers, no flush of the parent's buffers
+        os.close(jobs_read)
+        os.close(results_write)
+        with contextlib.suppress(ImportError, AttributeError, OSError):  # else the default
+            import fcntl
+
+            fcntl.fcntl(jobs_write, fcntl.F_SETPIPE_SZ, _JOB_PIPE_BYTES)
+        return cls(pid, jobs_write, results_read)
+
+    def submit(self, target: Path, build: bytes, dpi: int | None) -> bool:
+        """Send a job; False when the server is gone (the caller draws it)."""
+        message = pickle.dumps((str(target), dpi, build), protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            _write_all(self.jobs, len(message).to_bytes(8, "little") + message)
+        except OSError:
+            return False
+        self.targets.append(target)
+        return True
+
+    def finish(self) -> dict[Path, BaseException]:
+        """Wait for the server; the figures that failed, with their errors."""
+        with contextlib.suppress(OSError):  # gone: its status says why
+            _write_all(self.jobs, bytes(8))  # the end of the jobs
+        os.close(self.jobs)
+        with os.fdopen(self.results, "rb") as pipe:
+            payload = pipe.read()
+        status = os.waitpid(self.pid, 0)[1]
+        if payload:
+            return {Path(target): _restore(error) for target, error in pickle.loads(payload)}
+        if os.waitstatus_to_exitcode(status) != 0 and self.targets:
+            return {target: _stopped(target, status) for target in self.targets}
+        return {}
+
+
+def _serve(  # pragma: no cover - runs in the server
+    writer: OutputWriter, warm: tuple[str, ...], jobs_fd: int, results_fd: int
+) -> None:
+    """The figure server's loop (see :class:`_FigureServer`)."""
+    for module in warm:
+        with contextlib.suppress(Exception):  # a job that needs it fails, and says why
+            importlib.import_module(module)
+    gc.freeze()  # what the imports made is never collected: no walk over it
+    spare = writer._spare + 1  # the caller's CPU too: it waits for the figures
+    writer._spare, writer._children, writer.written = spare, [], []
+    failures: list[tuple[str, bytes]] = []
+
+    def reap(block: bool) -> None:
+        for child in list(writer._children):
+            if block or child.done():
+                writer._children.remove(child)
+                error = child.outcome()
+                if error is not None:
+                    failures.append((str(child.target), error))
+
+    with os.fdopen(jobs_fd, "rb") as jobs:
+        while True:
+            head = jobs.read(8)
+            if len(head) < 8:
+                return  # the caller is gone without finishing: nothing to report
+            size = int.from_bytes(head, "little")
+            if not size:
+                break
+            target, dpi, build = pickle.loads(jobs.read(size))
+            try:
+                write = writer._figure_writer(pickle.loads(build)(), dpi)
+                reap(block=False)
+                if len(writer._children) + 1 < spare:
+                    writer._fork(Path(target), write)
+                else:
+                    writer._write_file(Path(target), write)
+            except Exception as exc:
+                failures.append((target, _failure(exc)))
+    reap(block=True)
+    _write_all(results_fd, pickle.dumps(failures) if failures else b"")
+    os.close(results_fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _exit_text(status: int) -> str:

@@ -9,6 +9,7 @@ cannot pay or is unsafe (one CPU, other threads running).
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import signal
 import sys
@@ -210,3 +211,90 @@ def test_a_refused_fork_draws_the_figure_here(
     out.figure(new_figure(3, 2), "a")
     assert out.finish() == [tmp_path / "k_a.png"]
     assert (tmp_path / "k_a.png").read_bytes().startswith(b"\x89PNG")
+
+
+# --------------------------------------------------------------- figure server
+
+
+def build_recorded(record: Path, title: str) -> Any:
+    """A figure titled ``title``; the building process's id is appended to ``record``."""
+    with record.open("a") as f:
+        f.write(f"{os.getpid()}\n")
+    fig = new_figure(3, 2)
+    fig.axes[0].plot([0, 1], [1, 0])
+    fig.axes[0].set_title(title)
+    return fig
+
+
+def build_failing(message: str) -> Any:
+    raise ValueError(message)
+
+
+def build_killing_its_process() -> Any:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+WARM = ("actorprof.plot.heatmap",)
+
+
+def test_a_figure_server_builds_what_the_serial_route_builds(
+    tmp_path: Path, forks: list[int]
+) -> None:
+    record = tmp_path / "pids"
+    out = OutputWriter(tmp_path / "server", kind="k", background=True, warm=WARM)
+    assert out._server is not None and out._spare == 0  # the server has the spare CPU
+    for name in ("a", "b", "c"):
+        out.draw(functools.partial(build_recorded, record, name), name)
+    out.json({"x": 1}, "summary")
+    names = ("a.png", "b.png", "c.png", "summary.json")
+    assert out.finish() == [tmp_path / "server" / f"k_{n}" for n in names]
+    pids = {int(line) for line in record.read_text().split()}
+    assert len(pids) >= 1 and os.getpid() not in pids  # built in the server
+    for pid in forks:  # the server reaped
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+    serial = OutputWriter(tmp_path / "serial", kind="k")
+    assert serial._server is None
+    for name in ("a", "b", "c"):
+        serial.draw(functools.partial(build_recorded, record, name), name)
+    serial.json({"x": 1}, "summary")
+    serial.finish()
+    assert contents(tmp_path / "server") == contents(tmp_path / "serial")
+
+
+def test_a_figure_failing_in_the_server_is_its_error_in_call_order(
+    tmp_path: Path, forks: list[int]
+) -> None:
+    out = OutputWriter(tmp_path, kind="k", background=True, warm=WARM)
+    out.draw(functools.partial(build_recorded, tmp_path / "pids", "a"), "a")
+    out.draw(functools.partial(build_failing, "first"), "b")
+    out.draw(functools.partial(build_failing, "second"), "c")
+    with pytest.raises(ValueError) as caught:
+        out.finish()
+    assert caught.value.args == ("first",)
+    assert "in the process drawing the figure" in str(getattr(caught.value, "__notes__", ""))
+    assert out.written == [tmp_path / "k_a.png"]
+    assert (tmp_path / "k_a.png").exists() and not (tmp_path / "k_b.png").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_killed_server_is_an_error_and_a_builder_that_does_not_pickle_is_built_here(
+    tmp_path: Path, forks: list[int]
+) -> None:
+    out = OutputWriter(tmp_path, kind="k", background=True, warm=WARM)
+    out.draw(lambda: new_figure(3, 2), "local")  # a lambda does not pickle: built here
+    assert (tmp_path / "k_local.png").read_bytes().startswith(b"\x89PNG")
+    out.draw(build_killing_its_process, "a")
+    with pytest.raises(ActorProfError, match=r"k_a\.png: the process drawing this figure stopped"):
+        out.finish()
+    assert out.written == [tmp_path / "k_local.png"]
+
+
+def test_no_figure_server_without_a_spare_cpu(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(actorprof.write, "_spare_cpus", lambda: 0)
+    out = OutputWriter(tmp_path, kind="k", background=True, warm=WARM)
+    out.draw(functools.partial(build_recorded, tmp_path / "pids", "a"), "a")
+    assert out.finish() == [tmp_path / "k_a.png"]
+    assert forks == [] and (tmp_path / "pids").read_text().split() == [str(os.getpid())]

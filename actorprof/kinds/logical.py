@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from os import PathLike
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +45,8 @@ from ..errors import ActorProfError
 from ..read import ReadReport
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from ..write import Sink
 
 __all__ = [
@@ -555,15 +558,87 @@ def write_logical(
 
     ``log_scale`` None lets the heatmap choose (log when the matrix is skewed).
     """
-    from ..plot import plot_heatmap, plot_pe_loads, plot_violin
-    from ..write import label_run, new_figure
-
     unit = "PE" if level == "pe" else "node"
     value_label = "messages" if metric == "count" else "bytes"
     prefix = "" if level == "pe" else "node_"
     selfs = "" if view.self_sends == "include" else f", self-sends {view.self_sends}"
 
     panels = view.heatmap_panels(metric, level, pes=pes)
+    pooled = (
+        f"{view.num_pes:,} PEs pooled ({panels[0][1].split(':')[0]}); zoom in with --pes A-B"
+        if len(panels) > 1
+        else ""
+    )
+    run = (view.path, view.report.phase)
+    # figures are built from plain data by module-level functions: a figure
+    # server (OutputWriter's ``warm``) builds them while this process goes on
+    out.draw(
+        partial(
+            _heatmap_figure,
+            panels,
+            log_scale=log_scale,
+            value_label=value_label,
+            title=f"Logical {value_label} {unit} x {unit}{selfs}",
+            run=run,
+            note=pooled,
+        ),
+        f"{prefix}heatmap" if pes is None else f"{prefix}heatmap_{pes[0]}_{pes[1]}",
+    )
+    n = max(panels[0][0].shape)
+    loads = view.loads(metric, level)
+    out.draw(
+        partial(
+            _violin_figure,
+            loads,
+            value_label=value_label,
+            unit=unit,
+            title=f"Logical {value_label} per {unit}: sent and received{selfs}",
+            run=run,
+        ),
+        f"{prefix}violin",
+    )
+    out.draw(
+        partial(
+            _loads_figure,
+            loads,
+            width=max(7.5, min(14.0, 0.12 * n + 5.0)),
+            value_label=value_label,
+            unit=unit,
+            title=f"Logical {value_label} sent and received by {unit} id{selfs}",
+            run=run,
+        ),
+        f"{prefix}loads",
+    )
+
+    if level == "pe":
+        if view.counts is not None and view.bytes is not None:
+            out.csv(view.counts, "counts")
+            out.csv(view.bytes, "bytes")
+        out.csv(pairs_with_nodes(view.pairs, view.matrices.pe_node), "pairs", index=False)
+    else:
+        if view.node_counts is not None and view.node_bytes is not None:
+            out.csv(view.node_counts, "node_counts")
+            out.csv(view.node_bytes, "node_bytes")
+        out.csv(view.nodes, "nodes")
+    out.csv(view.pes, "pes")
+    summary = view.summary(top=top)
+    summary["options"] = {"metric": metric, "level": level, "log": log_scale}
+    out.json(summary, "summary")
+
+
+def _heatmap_figure(
+    panels: list[tuple[pd.DataFrame, str]],
+    *,
+    log_scale: bool | None,
+    value_label: str,
+    title: str,
+    run: tuple[str, str | None],
+    note: str,
+) -> Figure:
+    """The heatmap figure: one Axes per panel (pooled: the sums, the largest pairs)."""
+    from ..plot import plot_heatmap
+    from ..write import label_run, new_figure
+
     n = max(panels[0][0].shape)
     # grows with the number of annotated cells, capped (a 17-inch 32 x 32 figure
     # cost 330 MB to render); beyond 32 the matrix is an image without numbers
@@ -581,50 +656,39 @@ def write_logical(
             totals=not caption.endswith(LARGEST_PAIR),
             log=log_scale,
             value_label=value_label,
-            title=f"Logical {value_label} {unit} x {unit}{selfs}"
-            + (f"\n{caption}" if caption else ""),
+            title=title + (f"\n{caption}" if caption else ""),
         )
-    pooled = (
-        f"{view.num_pes:,} PEs pooled ({panels[0][1].split(':')[0]}); zoom in with --pes A-B"
-        if len(panels) > 1
-        else ""
-    )
-    label_run(fig, view.path, view.report.phase, note=pooled)
-    out.figure(fig, f"{prefix}heatmap" if pes is None else f"{prefix}heatmap_{pes[0]}_{pes[1]}")
+    label_run(fig, *run, note=note)
+    return fig
+
+
+def _violin_figure(
+    loads: pd.DataFrame, *, value_label: str, unit: str, title: str, run: tuple[str, str | None]
+) -> Figure:
+    """Sent and received per PE (or node): their spread."""
+    from ..plot import plot_violin
+    from ..write import label_run, new_figure
 
     fig = new_figure(7.5, 5.5)
-    plot_violin(
-        view.loads(metric, level),
-        ax=fig.axes[0],
-        value_label=value_label,
-        unit_label=unit,
-        title=f"Logical {value_label} per {unit}: sent and received{selfs}",
-    )
-    label_run(fig, view.path, view.report.phase)
-    out.figure(fig, f"{prefix}violin")
+    plot_violin(loads, ax=fig.axes[0], value_label=value_label, unit_label=unit, title=title)
+    label_run(fig, *run)
+    return fig
 
-    fig = new_figure(max(7.5, min(14.0, 0.12 * n + 5.0)), 4.5)
-    plot_pe_loads(
-        view.loads(metric, level),
-        ax=fig.axes[0],
-        value_label=value_label,
-        unit_label=unit,
-        title=f"Logical {value_label} sent and received by {unit} id{selfs}",
-    )
-    label_run(fig, view.path, view.report.phase)
-    out.figure(fig, f"{prefix}loads")
 
-    if level == "pe":
-        if view.counts is not None and view.bytes is not None:
-            out.csv(view.counts, "counts")
-            out.csv(view.bytes, "bytes")
-        out.csv(pairs_with_nodes(view.pairs, view.matrices.pe_node), "pairs", index=False)
-    else:
-        if view.node_counts is not None and view.node_bytes is not None:
-            out.csv(view.node_counts, "node_counts")
-            out.csv(view.node_bytes, "node_bytes")
-        out.csv(view.nodes, "nodes")
-    out.csv(view.pes, "pes")
-    summary = view.summary(top=top)
-    summary["options"] = {"metric": metric, "level": level, "log": log_scale}
-    out.json(summary, "summary")
+def _loads_figure(
+    loads: pd.DataFrame,
+    *,
+    width: float,
+    value_label: str,
+    unit: str,
+    title: str,
+    run: tuple[str, str | None],
+) -> Figure:
+    """Sent and received by PE (or node) id."""
+    from ..plot import plot_pe_loads
+    from ..write import label_run, new_figure
+
+    fig = new_figure(width, 4.5)
+    plot_pe_loads(loads, ax=fig.axes[0], value_label=value_label, unit_label=unit, title=title)
+    label_run(fig, *run)
+    return fig

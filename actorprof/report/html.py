@@ -14,7 +14,7 @@ import base64
 import io
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -164,6 +164,9 @@ class FigureCollector:
             else:
                 self.files.figure(fig, stem)
         return name
+
+    def draw(self, build: Callable[[], Figure], name: str, *, dpi: int | None = None) -> str:
+        return self.figure(build(), name, dpi=dpi)
 
     def csv(self, frame: pd.DataFrame, name: str, *, index: bool = True) -> str:
         return name  # tables are in report.json, not in the page
