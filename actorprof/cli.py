@@ -79,7 +79,8 @@ def figure_modules(kind: str) -> tuple[str, ...]:
     ``warm``): the kind's figure builders and the plotting stack under them."""
     return (
         f"actorprof.kinds.{kind}",
-        "actorprof.plot",
+        *(f"actorprof.plot.{m}" for m in ("heatmap", "distribution", "bars", "timeline")),
+        *(f"actorprof.plot.{m}" for m in ("aggregation", "layouts") if kind == "aggregation"),
         "matplotlib.figure",
         "matplotlib.backends.backend_agg",
         "PIL.PngImagePlugin",
@@ -531,12 +532,14 @@ def timeline(
 
     TRACE_DIR holds the run's PE<i>_send.csv files (with timestamps).
     """
-    from .kinds.timeline import timeline_view, write_timeline_figure
-    from .read import ReadReport
     from .write import OutputWriter
 
+    warm = figure_modules("timeline")
+    out = OutputWriter(output_dir, kind="timeline", fmt=fmt, dpi=dpi, background=True, warm=warm)
+    from .kinds.timeline import timeline_view, write_timeline_figure
+    from .read import ReadReport
+
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="timeline", fmt=fmt, dpi=dpi, background=True)
     trace_dir = trace_location(trace_dir, "logical", console)
     reports: dict[str, ReadReport] = {}
     with console.progress() as progress:
@@ -725,13 +728,15 @@ def papi(
     line with mailbox -1 is the MAIN region (local computation and message
     construction); every other line is one message handled in PROC.
     """
+    from .write import OutputWriter
+
+    warm = figure_modules("papi")
+    out = OutputWriter(output_dir, kind="papi", fmt=fmt, dpi=dpi, background=True, warm=warm)
     from .kinds.papi import papi_view, write_papi
     from .read import ReadReport
-    from .write import OutputWriter
 
     names = None if counters is None else [c.strip() for c in counters.split(",")]
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="papi", fmt=fmt, dpi=dpi, background=True)
     trace_dir = trace_location(trace_dir, "papi", console)
     with console.progress() as progress:
         view = papi_view(
@@ -794,13 +799,15 @@ def overall(
     -DENABLE_TCOMM_PROFILING, or the folder holding overall.txt. Other output
     in the file is ignored (and counted).
     """
+    from .write import OutputWriter
+
+    warm = figure_modules("overall")
+    out = OutputWriter(output_dir, kind="overall", fmt=fmt, dpi=dpi, background=True, warm=warm)
     from .kinds.overall import overall_view, write_overall
     from .read import ReadReport
     from .read.overall import program_output_lines
-    from .write import OutputWriter
 
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="overall", fmt=fmt, dpi=dpi, background=True)
     trace = trace_location(trace, "overall", console)
     report = ReadReport(kind="overall")
     view = overall_view(trace, label=label, num_pes=num_pes, cpu_ghz=cpu_ghz, report=report)
@@ -916,12 +923,14 @@ def physical(
     TRACE is physical.txt (the stdout of a run built with -DENABLE_TRACE_PHYSICAL,
     program output and all) or the folder holding it.
     """
-    from .kinds.physical import physical_view, write_physical
-    from .read import ReadReport
     from .write import OutputWriter
 
+    warm = figure_modules("physical")
+    out = OutputWriter(output_dir, kind="physical", fmt=fmt, dpi=dpi, background=True, warm=warm)
+    from .kinds.physical import physical_view, write_physical
+    from .read import ReadReport
+
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="physical", fmt=fmt, dpi=dpi, background=True)
     trace = trace_location(trace, "physical", console)
     with console.progress() as progress:
         view = physical_view(
@@ -1006,12 +1015,14 @@ def aggregation(
     with --logical. Without --pes-per-node, K comes from the logical trace's node ids.
     With --layouts the physical trace is optional (prediction alone).
     """
-    from .kinds.aggregation import aggregation_inputs, aggregation_view, write_aggregation
-    from .read import ReadReport
     from .write import OutputWriter
 
+    warm = figure_modules("aggregation")
+    out = OutputWriter(output_dir, kind="aggregation", fmt=fmt, dpi=dpi, background=True, warm=warm)
+    from .kinds.aggregation import aggregation_inputs, aggregation_view, write_aggregation
+    from .read import ReadReport
+
     console = Console(quiet=quiet, verbose=verbose)
-    out = OutputWriter(output_dir, kind="aggregation", fmt=fmt, dpi=dpi, background=True)
     physical_path, logical_path = aggregation_inputs(
         trace_dir, logical=logical_dir, physical_optional=layouts is not None
     )

@@ -96,6 +96,41 @@ def test_same_files_bytes_and_order_as_the_serial_route(
     assert [p.name for p in (tmp_path / "bg").iterdir() if p.name.startswith(".")] == []
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("papi", DATA / "papi_small"),
+        ("overall", DATA / "overall_mixed"),
+        ("physical", DATA / "physical_small"),
+        ("timeline", DATA / "logical_phases"),
+        ("aggregation", DATA / "aggregation_1d", "--layouts", "1,2"),
+    ],
+    ids=lambda args: args[0],
+)
+def test_every_command_draws_in_its_figure_server_what_it_draws_here(
+    args: tuple[Any, ...], tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started = []
+    real_start = actorprof.write._FigureServer.start
+
+    def start(*a: Any) -> Any:
+        server = real_start(*a)
+        started.append(server)
+        return server
+
+    monkeypatch.setattr(actorprof.write._FigureServer, "start", start)
+    code, stdout, err = run(*args, "-o", tmp_path / "bg")
+    assert code == 0, err
+    assert started and started[0] is not None  # the figures were built in a server
+    monkeypatch.setattr(actorprof.write, "_spare_cpus", lambda: 0)
+    started.clear()
+    code, serial_stdout, err = run(*args, "-o", tmp_path / "serial")
+    assert code == 0, err
+    assert started == []
+    assert stdout.replace("/bg/", "/serial/") == serial_stdout
+    assert contents(tmp_path / "bg") == contents(tmp_path / "serial")
+
+
 def test_writer_waits_for_its_children(tmp_path: Path, forks: list[int]) -> None:
     out = OutputWriter(tmp_path, kind="k", background=True)
     for name in ("a", "b", "c"):

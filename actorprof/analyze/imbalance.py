@@ -19,8 +19,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
-__all__ = ["STRAGGLER_MIN_RATIO", "STRAGGLER_RULE", "Imbalance", "imbalance"]
+__all__ = ["LOG_SKEW", "STRAGGLER_MIN_RATIO", "STRAGGLER_RULE", "Imbalance", "imbalance", "skew"]
+
+#: ``plot_heatmap(log=None)`` picks a log colour scale when max / median of the
+#: non-zero cells exceeds this (:func:`skew`).
+LOG_SKEW = 50.0
 
 #: A straggler carries at least this many times the median load (and the findings'
 #: ``stragglers`` rule asks max / mean to reach it too).
@@ -122,3 +127,23 @@ def imbalance(loads: pd.Series | np.ndarray, *, max_stragglers: int = 5) -> Imba
         stragglers=[int(i) for i in ids[above]],
         straggler_over_median=[float(v) / median if median > 0 else None for v in x[above]],
     )
+
+
+def skew(data: ArrayLike) -> float | None:
+    """Max / median of the finite non-zero values of `data` (None when there are none).
+
+    The rule of ``actorprof.plot.plot_heatmap(log=None)``: above :data:`LOG_SKEW`, most cells
+    would share the bottom colour of a linear scale.
+
+    Examples
+    --------
+    >>> skew([[0, 1, 2], [2, 100, 0]])
+    50.0
+    """
+    values = np.asarray(data, dtype=np.float64)
+    nonzero = values[np.isfinite(values) & (values != 0)]
+    if nonzero.size == 0:
+        return None
+    magnitude = np.abs(nonzero)
+    median = float(np.median(magnitude))
+    return float(magnitude.max()) / median if median > 0 else None

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,6 +70,8 @@ from .logical import LogicalView, logical_view
 from .physical import PhysicalView, accumulate, physical_view_of
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from ..write import Sink
 
 __all__ = [
@@ -972,48 +975,33 @@ def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool | Non
     to 1,024 PEs), ``bytes`` (per PE), ``pes`` and ``links`` tables. With
     layouts: ``layouts`` table and figure. Always ``summary``.
     """
-    from ..plot import plot_heatmap
-    from ..plot.aggregation import plot_bytes_bars
-    from ..plot.layouts import plot_layouts
-    from ..write import label_run, new_figure
-
     tail = verdict_title(view)
     n = view.num_pes
+    run = (view.logical.path, view.logical.report.phase)
+    # built from plain data by module-level functions: a figure server can build them
     factor = view.factor()
     if factor is not None:
         size = (max(6.5, 0.42 * n + 3.5), max(6.0, 0.38 * n + 3.0)) if n <= 32 else (10.0, 9.0)
-        fig = new_figure(*size)
-        plot_heatmap(
-            factor,
-            ax=fig.axes[0],
-            totals=False,
-            log=log_scale,
-            value_label="routed items per buffer",
-            title=f"Aggregation factor per link ({view.topology.describe()}){tail}",
+        title = f"Aggregation factor per link ({view.topology.describe()}){tail}"
+        out.draw(
+            partial(_factor_figure, factor, size=size, log_scale=log_scale, title=title, run=run),
+            "heatmap",
         )
-        label_run(fig, view.logical.path, view.logical.report.phase)
-        out.figure(fig, "heatmap")
     if view.pes is not None:
         ratio = view.totals()["wire_over_payload"]
-        fig = new_figure(max(7.0, 0.55 * n + 3.0) if n <= 64 else 12.0, 5.0)
-        plot_bytes_bars(
-            view.pes,
-            ax=fig.axes[0],
-            title="Bytes sent per PE: logical payload vs physical"
+        title = (
+            "Bytes sent per PE: logical payload vs physical"
             + ("" if ratio is None else f" (x{ratio:.2f} overall)")
-            + tail,
+            + tail
         )
-        label_run(fig, view.logical.path, view.logical.report.phase)
-        out.figure(fig, "bytes")
+        width = max(7.0, 0.55 * n + 3.0) if n <= 64 else 12.0
+        out.draw(partial(_bytes_figure, view.pes, width=width, title=title, run=run), "bytes")
     if view.layouts is not None:
-        fig = new_figure(max(6.5, 1.6 * len(view.layouts) + 3.0), 5.0)
-        plot_layouts(
-            view.layouts,
-            ax=fig.axes[0],
-            title=f"What each node layout would send ({n:,} PEs, {view.buffer_bytes:,} B buffers)",
+        title = f"What each node layout would send ({n:,} PEs, {view.buffer_bytes:,} B buffers)"
+        width = max(6.5, 1.6 * len(view.layouts) + 3.0)
+        out.draw(
+            partial(_layouts_figure, view.layouts, width=width, title=title, run=run), "layouts"
         )
-        label_run(fig, view.logical.path, view.logical.report.phase)
-        out.figure(fig, "layouts")
     if view.pes is not None:
         out.csv(view.pes, "pes")
     if view.comparison is not None:  # written a block at a time when not held
@@ -1023,3 +1011,54 @@ def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool | Non
     summary = view.summary()
     summary["options"] = {"log": log_scale}
     out.json(summary, "summary")
+
+
+def _factor_figure(
+    factor: pd.DataFrame,
+    *,
+    size: tuple[float, float],
+    log_scale: bool | None,
+    title: str,
+    run: tuple[str, str | None],
+) -> Figure:
+    """Routed items per physical buffer on each link."""
+    from ..plot import plot_heatmap
+    from ..write import label_run, new_figure
+
+    fig = new_figure(*size)
+    plot_heatmap(
+        factor,
+        ax=fig.axes[0],
+        totals=False,
+        log=log_scale,
+        value_label="routed items per buffer",
+        title=title,
+    )
+    label_run(fig, *run)
+    return fig
+
+
+def _bytes_figure(
+    pes: pd.DataFrame, *, width: float, title: str, run: tuple[str, str | None]
+) -> Figure:
+    """Logical payload beside physical bytes, per PE."""
+    from ..plot.aggregation import plot_bytes_bars
+    from ..write import label_run, new_figure
+
+    fig = new_figure(width, 5.0)
+    plot_bytes_bars(pes, ax=fig.axes[0], title=title)
+    label_run(fig, *run)
+    return fig
+
+
+def _layouts_figure(
+    layouts: pd.DataFrame, *, width: float, title: str, run: tuple[str, str | None]
+) -> Figure:
+    """What each node layout would send."""
+    from ..plot.layouts import plot_layouts
+    from ..write import label_run, new_figure
+
+    fig = new_figure(width, 5.0)
+    plot_layouts(layouts, ax=fig.axes[0], title=title)
+    label_run(fig, *run)
+    return fig

@@ -10,6 +10,7 @@ efficiencies. No plotting, no files.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from os import PathLike
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,8 @@ from ..read.overall import describe_group, program_output_lines, read_overall
 from ..schema import OVERALL_KEY_COLUMNS
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from ..write import Sink
 
 __all__ = ["OverallView", "build_overall_view", "group_name", "overall_view"]
@@ -396,27 +399,12 @@ def overall_view(
 
 
 def write_overall(view: OverallView, out: Sink, *, sort: str) -> None:
-    from ..plot.bars import plot_time_stacked
-    from ..read.overall import describe_group
-    from ..write import label_run, new_figure
-
-    groups = view.groups
     summary = view.summary()
     summaries = summary["groups"]
     unit = "seconds" if view.cpu_ghz else "cycles"
-    fig = new_figure(14.0, 4.2 * len(groups), nrows=len(groups), ncols=2)
-    axes = fig.axes
-    for k, (label, run) in enumerate(groups):
-        times = view.group_times(label, run)
+    rows = []
+    for k, (label, run) in enumerate(view.groups):
         name = describe_group(label, run)
-        plot_time_stacked(
-            times,
-            ax=axes[2 * k],
-            sort=sort == "total",
-            cpu_ghz=view.cpu_ghz,
-            legend=False,
-            title=f"{name}: T_MAIN, T_COMM, T_PROC per PE ({unit})",
-        )
         pop = summaries[k]["pop_efficiencies"]
         effs = (
             ""
@@ -428,15 +416,40 @@ def write_overall(view: OverallView, out: Sink, *, sort: str) -> None:
                 )
             )
         )
-        plot_time_stacked(
-            times,
-            ax=axes[2 * k + 1],
-            relative=True,
-            sort=sort == "total",
-            title=f"{name}: fractions of T_TOTAL{effs}",
+        rows.append(
+            (
+                view.group_times(label, run),
+                f"{name}: T_MAIN, T_COMM, T_PROC per PE ({unit})",
+                f"{name}: fractions of T_TOTAL{effs}",
+            )
         )
-    label_run(fig, view.path)
-    out.figure(fig, "stacked")
+    # built from plain data by a module-level function: a figure server can build it
+    out.draw(
+        partial(_stacked_figure, rows, sort=sort == "total", cpu_ghz=view.cpu_ghz, path=view.path),
+        "stacked",
+    )
     out.csv(view.pes(), "pes", index=False)
     summary["options"] = {"label": view.label, "sort": sort, "cpu_ghz": view.cpu_ghz}
     out.json(summary, "summary")
+
+
+def _stacked_figure(
+    rows: list[tuple[pd.DataFrame, str, str]],
+    *,
+    sort: bool,
+    cpu_ghz: float | None,
+    path: str,
+) -> Figure:
+    """Per group, T_MAIN/T_COMM/T_PROC per PE (left) and as fractions (right)."""
+    from ..plot.bars import plot_time_stacked
+    from ..write import label_run, new_figure
+
+    fig = new_figure(14.0, 4.2 * len(rows), nrows=len(rows), ncols=2)
+    axes = fig.axes
+    for k, (times, title, fractions) in enumerate(rows):
+        plot_time_stacked(
+            times, ax=axes[2 * k], sort=sort, cpu_ghz=cpu_ghz, legend=False, title=title
+        )
+        plot_time_stacked(times, ax=axes[2 * k + 1], relative=True, sort=sort, title=fractions)
+    label_run(fig, path)
+    return fig

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from os import PathLike
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,8 @@ from ..read.papi import check_counter_names, iter_papi
 from ..schema import MAIN_MAILBOX
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from ..engine import Engine
     from ..write import Sink
 
@@ -413,9 +416,6 @@ def papi_view(
 
 
 def write_papi(view: PapiView, out: Sink, *, by_mailbox: bool, sort: str) -> None:
-    from ..plot.bars import plot_papi_bars
-    from ..write import label_run, new_figure, suptitle_of
-
     phase = ""  # said once, above the panels
     split = "PROC per mailbox" if by_mailbox else "PROC"
     if view.all_zero:
@@ -426,22 +426,6 @@ def write_papi(view: PapiView, out: Sink, *, by_mailbox: bool, sort: str) -> Non
         ]
     else:
         panels = [(c, c, f"{c}: MAIN + {split} per PE{phase}") for c in view.counters]
-    ncols = 1 if len(panels) == 1 else 2
-    nrows = (len(panels) + 1) // 2 if ncols == 2 else 1
-    # room for the explanations
-    height = 4.4 * nrows + (0.7 if view.all_zero else 0.0) + (0.7 if view.main_unknown else 0.0)
-    fig = new_figure(7.0 * ncols, height, nrows=nrows, ncols=ncols)
-    for ax, (value, value_label, title) in zip(fig.axes, panels, strict=False):
-        plot_papi_bars(
-            view.segments(value, by_mailbox=by_mailbox),
-            ax=ax,
-            value_label=value_label,
-            sort=sort == "total",
-            title=title,
-        )
-    for ax in fig.axes[len(panels) :]:
-        ax.set_visible(False)
-    label_run(fig, view.path, view.report.phase)
     unknown = view.main_unknown
     caption = []
     if view.all_zero:
@@ -458,11 +442,49 @@ def write_papi(view: PapiView, out: Sink, *, by_mailbox: bool, sort: str) -> Non
             "Their MAIN part is not drawn; their messages handled are those written "
             "before the end."
         )
-    if caption:
-        fig.suptitle("\n".join([suptitle_of(fig), *caption]), fontsize="medium", color="#a33")
-    out.figure(fig, "bars")
+    # built from plain data by a module-level function: a figure server can build it
+    out.draw(
+        partial(
+            _bars_figure,
+            [
+                (view.segments(value, by_mailbox=by_mailbox), value_label, title)
+                for value, value_label, title in panels
+            ],
+            sort=sort == "total",
+            # room for the explanations
+            extra_height=(0.7 if view.all_zero else 0.0) + (0.7 if unknown else 0.0),
+            run=(view.path, view.report.phase),
+            caption=caption,
+        ),
+        "bars",
+    )
     out.csv(view.pes, "pes")
     out.csv(view.regions, "mailboxes", index=False)
     summary = view.summary()
     summary["options"] = {"by_mailbox": by_mailbox, "sort": sort}
     out.json(summary, "summary")
+
+
+def _bars_figure(
+    panels: list[tuple[pd.DataFrame, str, str]],
+    *,
+    sort: bool,
+    extra_height: float,
+    run: tuple[str, str | None],
+    caption: list[str],
+) -> Figure:
+    """MAIN and PROC stacked per PE, a panel per counter (or the counts)."""
+    from ..plot.bars import plot_papi_bars
+    from ..write import label_run, new_figure, suptitle_of
+
+    ncols = 1 if len(panels) == 1 else 2
+    nrows = (len(panels) + 1) // 2 if ncols == 2 else 1
+    fig = new_figure(7.0 * ncols, 4.4 * nrows + extra_height, nrows=nrows, ncols=ncols)
+    for ax, (segments, value_label, title) in zip(fig.axes, panels, strict=False):
+        plot_papi_bars(segments, ax=ax, value_label=value_label, sort=sort, title=title)
+    for ax in fig.axes[len(panels) :]:
+        ax.set_visible(False)
+    label_run(fig, *run)
+    if caption:
+        fig.suptitle("\n".join([suptitle_of(fig), *caption]), fontsize="medium", color="#a33")
+    return fig

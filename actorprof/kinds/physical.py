@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from os import PathLike
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,8 @@ from ..read.physical import program_output_lines
 from ..schema import BUFFER_SEND_TYPES, SEND_TYPES
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from ..engine import Engine
     from ..write import Sink
 
@@ -541,25 +544,70 @@ def write_physical(
     ``log_scale`` None: log when the panels together are skewed (the
     heatmap's rule, :data:`actorprof.plot.heatmap.LOG_SKEW`).
     """
-    from ..plot import plot_heatmap, plot_violin
-    from ..plot.heatmap import LOG_SKEW, skew
+    from ..analyze.imbalance import LOG_SKEW, skew
     from ..schema import SEND_TYPES
-    from ..write import label_run, new_figure
 
     value_label = "buffers" if metric == "count" else "bytes"
     n = view.num_pes
     # rows of panels: the matrices (or, pooled, block sums then block maxima)
     per_type = [view.heatmap_panels(t, metric) for t in types]
     rows = [[panels[i] for panels in per_type] for i in range(len(per_type[0]))]
-    pooled = len(rows) > 1
-    # the panels of a row are compared: one colour scale for them (cells, totals)
-    vmaxes = [_shared_vmax([m.to_numpy(dtype=np.float64) for m, _ in row]) for row in rows]
     note = ""
     if log_scale is None:
         ratio = skew(np.concatenate([m.to_numpy(dtype=np.float64).ravel() for m, _ in rows[0]]))
         log_scale = ratio is not None and ratio > LOG_SKEW
         if log_scale:
             note = f"log colour scale, chosen: max/median = {ratio:.0f}x"
+    # built from plain data by module-level functions: a figure server can build them
+    out.draw(
+        partial(
+            _heatmap_figure,
+            rows,
+            types=types,
+            value_label=value_label,
+            num_pes=n,
+            log_scale=log_scale,
+            note=note,
+            path=view.path,
+        ),
+        "heatmap",
+    )
+    out.draw(
+        partial(_violin_figure, view.loads(types, metric), value_label=value_label, path=view.path),
+        "violin",
+    )
+
+    if n <= DENSE_MAX_PES:
+        out.csv(stacked({t: view.matrix(t, "count") for t in SEND_TYPES}), "counts")
+        out.csv(stacked({t: view.matrix(t, "bytes") for t in SEND_TYPES}), "bytes")
+    out.csv(view.pairs(), "pairs", index=False)
+    if view.nodes is not None:
+        out.csv(stacked({t: view.matrix(t, "count", "node") for t in SEND_TYPES}), "node_counts")
+        out.csv(stacked({t: view.matrix(t, "bytes", "node") for t in SEND_TYPES}), "node_bytes")
+    out.csv(view.pes, "pes")
+    summary = view.summary(top=top)
+    summary["options"] = {"send_types": types, "metric": metric, "log": log_scale}
+    out.json(summary, "summary")
+
+
+def _heatmap_figure(
+    rows: list[list[tuple[pd.DataFrame, str]]],
+    *,
+    types: list[str],
+    value_label: str,
+    num_pes: int,
+    log_scale: bool,
+    note: str,
+    path: str,
+) -> Figure:
+    """One panel per send type (and, pooled, a row of block maxima), one colour scale."""
+    from ..plot import plot_heatmap
+    from ..write import label_run, new_figure
+
+    n = num_pes
+    pooled = len(rows) > 1
+    # the panels of a row are compared: one colour scale for them (cells, totals)
+    vmaxes = [_shared_vmax([m.to_numpy(dtype=np.float64) for m, _ in row]) for row in rows]
     width, height = (max(6.0, 0.4 * n + 3.5), max(5.2, 0.36 * n + 2.8)) if n <= 32 else (9.0, 7.8)
     nrows, ncols = len(rows), len(types)
     if width * len(types) > _MAX_WIDTH_INCHES:
@@ -597,10 +645,15 @@ def write_physical(
         )
         if len(types) > 1:
             lines[1] += " per row"
-    label_run(fig, view.path, note="\n".join(lines))
-    out.figure(fig, "heatmap")
+    label_run(fig, path, note="\n".join(lines))
+    return fig
 
-    loads = view.loads(types, metric)
+
+def _violin_figure(loads: pd.DataFrame, *, value_label: str, path: str) -> Figure:
+    """Sent and received per PE, per send type."""
+    from ..plot import plot_violin
+    from ..write import label_run, new_figure
+
     fig = new_figure(max(7.5, 2.2 * loads.shape[1] + 1.5), 5.5)
     plot_violin(
         loads,
@@ -609,17 +662,5 @@ def write_physical(
         unit_label="PE",
         title=f"Physical {value_label} per PE: sent and received, per send type",
     )
-    label_run(fig, view.path)
-    out.figure(fig, "violin")
-
-    if n <= DENSE_MAX_PES:
-        out.csv(stacked({t: view.matrix(t, "count") for t in SEND_TYPES}), "counts")
-        out.csv(stacked({t: view.matrix(t, "bytes") for t in SEND_TYPES}), "bytes")
-    out.csv(view.pairs(), "pairs", index=False)
-    if view.nodes is not None:
-        out.csv(stacked({t: view.matrix(t, "count", "node") for t in SEND_TYPES}), "node_counts")
-        out.csv(stacked({t: view.matrix(t, "bytes", "node") for t in SEND_TYPES}), "node_bytes")
-    out.csv(view.pes, "pes")
-    summary = view.summary(top=top)
-    summary["options"] = {"send_types": types, "metric": metric, "log": log_scale}
-    out.json(summary, "summary")
+    label_run(fig, path)
+    return fig

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,8 @@ from ..read import ReadReport, find_pe_files
 from ..read.logical import logical_files
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from ..write import Sink
 
 __all__ = [
@@ -646,19 +649,39 @@ def write_timeline_figure(
     view: TimelineView, out: Sink, *, bins: int = 200, log_scale: bool = False
 ) -> None:
     """``timeline_rate``: the rate (phases shaded when several) over the heat strip."""
-    from ..plot.timeline import plot_rate, plot_timeline_heat
-    from ..write import label_run, new_figure
-
-    shown = view.display(bins)
-    fig = new_figure(11.0, 7.5, nrows=2)
-    top, bottom = fig.axes
-    fig.get_layout_engine().set(h_pad=0.1)  # type: ignore[union-attr,call-arg]
     spans = [(p.name, p.start_s, p.end_s) for p in view.phases] if len(view.phases) > 1 else []
-    plot_rate(shown, ax=top, spans=spans, title="Logical messages sent over time")
-    plot_timeline_heat(shown, ax=bottom, log=log_scale)
-    bottom.sharex(top)
     names = [
         p.name for p in view.phases if p.name and not p.name.startswith("(")
     ]  # not "(unnamed)"
-    label_run(fig, view.path, names[0] if len(view.phases) == 1 and names else None)
-    out.figure(fig, "rate")
+    # built from plain data by a module-level function: a figure server can build it
+    out.draw(
+        partial(
+            _rate_figure,
+            view.display(bins),
+            spans=spans,
+            log_scale=log_scale,
+            run=(view.path, names[0] if len(view.phases) == 1 and names else None),
+        ),
+        "rate",
+    )
+
+
+def _rate_figure(
+    shown: Timeline,
+    *,
+    spans: list[tuple[str, float, float]],
+    log_scale: bool,
+    run: tuple[str, str | None],
+) -> Figure:
+    """The rate (phases shaded when several) over the heat strip."""
+    from ..plot.timeline import plot_rate, plot_timeline_heat
+    from ..write import label_run, new_figure
+
+    fig = new_figure(11.0, 7.5, nrows=2)
+    top, bottom = fig.axes
+    fig.get_layout_engine().set(h_pad=0.1)  # type: ignore[union-attr,call-arg]
+    plot_rate(shown, ax=top, spans=spans, title="Logical messages sent over time")
+    plot_timeline_heat(shown, ax=bottom, log=log_scale)
+    bottom.sharex(top)
+    label_run(fig, *run)
+    return fig

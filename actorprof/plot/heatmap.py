@@ -21,6 +21,7 @@ from matplotlib.image import AxesImage
 from matplotlib.ticker import FuncFormatter, LogFormatter, MaxNLocator
 from numpy.typing import ArrayLike, NDArray
 
+from actorprof.analyze.imbalance import LOG_SKEW, skew
 from actorprof.plot._style import (
     axis_name,
     contrast_text_colors,
@@ -49,8 +50,6 @@ ANNOT_MAX = 32
 ANNOT_CELL_LIMIT = 10_000
 #: Upper bound on tick labels per axis, the totals label included.
 MAX_TICK_LABELS = 40
-#: ``log=None`` picks a log colour scale when max / median of the non-zero cells exceeds this.
-LOG_SKEW = 50.0
 #: Colour of the cells holding 0 on a log scale (log 0 has no colour of its own).
 ZERO_COLOR = "#d9d9d9"
 
@@ -343,26 +342,6 @@ def plot_heatmap(
             integer=[_whole(data) for _, data in shown],
         )
     return ax
-
-
-def skew(data: ArrayLike) -> float | None:
-    """Max / median of the finite non-zero values of `data` (None when there are none).
-
-    The rule of ``plot_heatmap(log=None)``: above :data:`LOG_SKEW`, most cells
-    would share the bottom colour of a linear scale.
-
-    Examples
-    --------
-    >>> skew([[0, 1, 2], [2, 100, 0]])
-    50.0
-    """
-    values = np.asarray(data, dtype=np.float64)
-    nonzero = values[np.isfinite(values) & (values != 0)]
-    if nonzero.size == 0:
-        return None
-    magnitude = np.abs(nonzero)
-    median = float(np.median(magnitude))
-    return float(magnitude.max()) / median if median > 0 else None
 
 
 def _whole(data: NDArray[np.float64]) -> bool:

@@ -386,9 +386,9 @@ def write_compare(view: CompareView, out: Sink) -> None:
     import numpy as np
     import pandas as pd
 
+    from ..analyze.imbalance import LOG_SKEW, skew
     from ..plot import plot_heatmap, plot_violin
     from ..plot.bars import plot_time_stacked
-    from ..plot.heatmap import LOG_SKEW, skew
     from ..write import new_figure
 
     a, b = view.a, view.b
