@@ -330,7 +330,7 @@ class OutputWriter:
                 # 65,536-PE link table is 388 MB) is never held
                 step = max(rows, _CSV_SLICE_CELLS // max(len(frame.columns), 1))
                 wide = _wide_integer_frame(frame, index=index)
-                fast = None if wide else _integer_columns(frame, index=index)
+                fast = None if wide else _plain_columns(frame, index=index)
                 for start in range(0, max(len(frame), 1), step):
                     part = frame.iloc[start : start + step]
                     if not header and not len(part):
@@ -660,7 +660,7 @@ def _send(fd: int, data: bytes) -> None:
     os.close(fd)
 
 
-def _integer_columns(frame: pd.DataFrame, *, index: bool) -> list[np.ndarray] | None:
+def _plain_columns(frame: pd.DataFrame, *, index: bool) -> list[np.ndarray] | None:
     """The columns to write (the index first when written) when every one is
     a numpy integer array (no missing values possible), else None."""
     import pandas as pd
@@ -679,8 +679,14 @@ def _integer_columns(frame: pd.DataFrame, *, index: bool) -> list[np.ndarray] | 
     for c in columns:
         if isinstance(c.dtype, np.dtype) and c.dtype.kind in "iu":
             out.append(c.to_numpy())
+        elif isinstance(c.dtype, np.dtype) and c.dtype.kind == "f":
+            out.append(_float_matrix(c.to_numpy()))
+        elif isinstance(c.dtype, np.dtype) and c.dtype.kind == "b":
+            out.append(_words_matrix([b"False", b"True"], c.to_numpy().astype(np.intp)))
         elif isinstance(c.dtype, pd.CategoricalDtype) and (labels := _label_matrix(c)) is not None:
             out.append(labels)  # a send type: its text, as rows of bytes
+        elif _is_text(c) and (text := _text_matrix(c)) is not None:
+            out.append(text)
         elif isinstance(c.dtype, pd.api.extensions.ExtensionDtype) and c.dtype.kind in "iu":
             # a nullable integer column: a missing value is an empty field
             digits = _digit_matrix(c.to_numpy(dtype=np.int64, na_value=0))
@@ -688,7 +694,55 @@ def _integer_columns(frame: pd.DataFrame, *, index: bool) -> list[np.ndarray] | 
             out.append(digits)
         else:
             return None
+    if len(out) == 1 and out[0].ndim == 2 and not out[0].any(axis=1).all():
+        return None  # a row of one empty field: CSV writes it quoted ("")
     return out
+
+
+def _float_matrix(values: np.ndarray) -> np.ndarray:
+    """Floats as ``to_csv`` writes them (``astype(str)``: the shortest text
+    that reads back the same value; NaN an empty field), one row of bytes
+    per value (0 bytes after it)."""
+    text = values.astype(str).astype("S")
+    text[np.isnan(values)] = b""
+    rows: np.ndarray = text.view(np.uint8).reshape(len(values), -1)
+    return rows
+
+
+def _words_matrix(words: list[bytes], codes: np.ndarray) -> np.ndarray:
+    """``words[code]`` for each code, one row of bytes per value (0 bytes after it)."""
+    width = max(len(b) for b in words)
+    table = np.zeros((len(words), width), np.uint8)
+    for k, b in enumerate(words):
+        table[k, : len(b)] = np.frombuffer(b, np.uint8)
+    rows: np.ndarray = table[codes]
+    return rows
+
+
+def _is_text(column: Any) -> bool:
+    """A column of Python strings (object or a string dtype)."""
+    import pandas as pd
+
+    return column.dtype == object or isinstance(column.dtype, pd.StringDtype)
+
+
+def _text_matrix(column: Any) -> np.ndarray | None:
+    """A column of plain strings as rows of bytes (via their distinct values);
+    None when a value is missing or not a plain string (:func:`_plain_label`)."""
+    codes, uniques = column.factorize(use_na_sentinel=True)
+    codes = np.asarray(codes)
+    if not len(uniques) or (codes < 0).any():
+        return None
+    words = [u.encode("utf-8") if type(u) is str else None for u in uniques]
+    if not all(w is not None and _plain_label(w) for w in words):
+        return None
+    return _words_matrix([w for w in words if w is not None], codes)
+
+
+def _plain_label(text: bytes) -> bool:
+    """Written as it is by CSV: not empty, nothing CSV quotes (a comma, a
+    quote, a line end), no 0 byte (the matrices' padding)."""
+    return bool(text) and not any(ch in text for ch in (b",", b'"', b"\n", b"\r", b"\0"))
 
 
 def _label_matrix(column: Any) -> np.ndarray | None:
@@ -699,14 +753,9 @@ def _label_matrix(column: Any) -> np.ndarray | None:
     labels = [str(c).encode("utf-8") for c in column.cat.categories]
     if not labels or (codes < 0).any() or type(column.cat.categories[0]) is not str:
         return None
-    if any(not b or any(ch in b for ch in (b",", b'"', b"\n", b"\r", b"\0")) for b in labels):
+    if not all(_plain_label(b) for b in labels):
         return None
-    width = max(len(b) for b in labels)
-    table = np.zeros((len(labels), width), np.uint8)
-    for k, b in enumerate(labels):
-        table[k, : len(b)] = np.frombuffer(b, np.uint8)
-    rows: np.ndarray = table[codes]
-    return rows
+    return _words_matrix(labels, codes)
 
 
 #: Columns from which a table of integers is written as one block of digits.

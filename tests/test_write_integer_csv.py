@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from actorprof.write import OutputWriter, _integer_columns, integer_rows
+from actorprof.write import OutputWriter, _plain_columns, integer_rows
 
 DTYPES = ["int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8"]
 
@@ -35,7 +35,7 @@ def test_integer_rows_equal_to_csv(seed: int) -> None:
     for index in (False, True):
         if index and seed % 2:
             frame.index = rng.integers(-(10**12), 10**12, len(frame))
-        columns = _integer_columns(frame, index=index)
+        columns = _plain_columns(frame, index=index)
         assert columns is not None
         expected = frame.to_csv(index=index, header=False, lineterminator="\n").encode()
         assert integer_rows(columns) == expected
@@ -47,11 +47,11 @@ def test_writer_fast_and_general_paths_agree(tmp_path: Path) -> None:
         {"src_pe": rng.integers(0, 65536, 5000), "bytes": rng.integers(-9, 10**12, 5000)}
     )
     ints.index.name = "row"
-    mixed = ints.assign(share=ints["bytes"] / 3.0)  # a float column: the general path
+    mixed = ints.assign(share=ints["bytes"] / 3.0)  # a float column
     nullable = ints.astype({"src_pe": "Int64"})  # a missing value is an empty field
     nullable.loc[[3, 10, 4999], "src_pe"] = None
-    assert _integer_columns(mixed, index=False) is None
-    assert _integer_columns(nullable, index=False) is not None
+    assert _plain_columns(mixed, index=False) is not None
+    assert _plain_columns(nullable, index=False) is not None
     out = OutputWriter(tmp_path, kind="t")
     for name, frame in {"ints": ints, "mixed": mixed, "nullable": nullable}.items():
         for index in (False, True):
@@ -126,14 +126,70 @@ def test_send_type_labels_on_the_fast_path(tmp_path: Path) -> None:
             "bytes": rng.integers(0, 10**9, n),
         }
     )
-    assert _integer_columns(frame, index=False) is not None
+    assert _plain_columns(frame, index=False) is not None
     odd = frame.assign(send_type=frame["send_type"].cat.rename_categories(["a,b", "c", "d"]))
     missing = frame.copy()
     missing.loc[3, "send_type"] = None
-    assert _integer_columns(odd, index=False) is None
-    assert _integer_columns(missing, index=False) is None
+    assert _plain_columns(odd, index=False) is None
+    assert _plain_columns(missing, index=False) is None
     out = OutputWriter(tmp_path, kind="t")
     for name, f in {"plain": frame, "odd": odd, "missing": missing}.items():
         for index in (False, True):
             written = out.csv(f, f"{name}{index}", index=index).read_bytes()
             assert written == f.to_csv(index=index, lineterminator="\n").encode()
+
+
+FLOATS = [0.0, -0.0, 1.0, 0.1, 1 / 3, 1e-7, 1.5e-300, 5e-324, 1e16, 1.7976931348623157e308, -2.5]
+
+
+def _plain_frame(rng: np.random.Generator) -> pd.DataFrame:
+    """Columns of floats (NaN, inf, tiny, huge, float32), bools and strings
+    (plain, or what CSV quotes, or missing), as the summaries' tables hold."""
+    n = int(rng.integers(1, 50))
+    columns: dict[str, object] = {}
+    for k in range(int(rng.integers(1, 5))):
+        kind = int(rng.integers(0, 6))
+        if kind == 0:
+            values = rng.choice(np.array([*FLOATS, np.nan, np.inf, -np.inf]), n)
+            columns[f"f{k}"] = values
+        elif kind == 1:
+            columns[f"r{k}"] = rng.standard_normal(n) * 10.0 ** int(rng.integers(-20, 20))
+        elif kind == 2:
+            columns[f"h{k}"] = (rng.standard_normal(n) * 1000).astype(np.float32)
+        elif kind == 3:
+            columns[f"b{k}"] = rng.random(n) < 0.5
+        elif kind == 4:
+            words = ["tcomm", "synthetic", "é", "a b"]
+            if rng.random() < 0.3:
+                words.append(str(rng.choice(["a,b", 'q"', "l\n", ""])))
+            columns[f"s{k}"] = pd.Series(rng.choice(words, n), dtype=object)
+        else:
+            values = rng.choice(np.array(["x", "y"], dtype=object), n)
+            if rng.random() < 0.5:
+                values[int(rng.integers(0, n))] = None
+            columns[f"o{k}"] = pd.Series(values, dtype=object)
+    return pd.DataFrame(columns)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_floats_bools_and_strings_written_as_to_csv(tmp_path: Path, seed: int) -> None:
+    """Floats (``astype(str)``, NaN empty), bools and plain strings take the
+    fast route; whatever it takes, the file is what ``to_csv`` writes."""
+    rng = np.random.default_rng(seed)
+    frame = _plain_frame(rng)
+    if seed % 3 == 0:
+        frame.index = pd.Index(rng.standard_normal(len(frame)), name="x")
+    out = OutputWriter(tmp_path, kind="t")
+    for index in (False, True):
+        written = out.csv(frame, f"p{index}", index=index).read_bytes()
+        assert written == frame.to_csv(index=index, lineterminator="\n").encode()
+
+
+def test_what_the_fast_route_refuses() -> None:
+    assert _plain_columns(pd.DataFrame({"s": ["a", "b,c"]}), index=False) is None
+    assert _plain_columns(pd.DataFrame({"s": ["a", None]}), index=False) is None
+    assert _plain_columns(pd.DataFrame({"s": ["a", ""]}), index=False) is None
+    assert _plain_columns(pd.DataFrame({"f": [1.0, np.nan]}), index=False) is None  # a lone ""
+    assert _plain_columns(pd.DataFrame({"f": [1.0, np.nan], "g": 1}), index=False) is not None
+    frame = pd.DataFrame({"s": ["a", "é"], "b": [True, False]})
+    assert _plain_columns(frame, index=False) is not None
