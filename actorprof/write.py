@@ -703,6 +703,8 @@ def _float_matrix(values: np.ndarray) -> np.ndarray:
     """Floats as ``to_csv`` writes them (``astype(str)``: the shortest text
     that reads back the same value; NaN an empty field), one row of bytes
     per value (0 bytes after it)."""
+    if not len(values):
+        return np.zeros((0, 1), np.uint8)
     text = values.astype(str).astype("S")
     text[np.isnan(values)] = b""
     rows: np.ndarray = text.view(np.uint8).reshape(len(values), -1)
