@@ -5,7 +5,9 @@ One bar per PE, its segments stacked in column order. Up to
 one :class:`~matplotlib.container.BarContainer` per segment, labelled with
 the segment name); beyond, each segment is one filled step outline
 (:meth:`~matplotlib.axes.Axes.stairs`, in ``ax.patches``) so that 4,096 PEs
-draw in a fraction of a second. Tick labels thin out to round steps, value
+draw in a fraction of a second; beyond :data:`STEPS_MAX` PEs a step is the
+mean of a block of consecutive PEs, and a line marks each block's largest
+total (the pooling is said under the axis). Tick labels thin out to round steps, value
 labels on the bars appear only for a few PEs, and a sorted plot of many PEs
 shows ranks instead of PE ids.
 """
@@ -31,10 +33,23 @@ from actorprof.plot._style import (
     tick_fontsize,
 )
 
-__all__ = ["ANNOTATE_MAX", "BARS_MAX", "MAX_TICK_LABELS", "plot_papi_bars", "plot_time_stacked"]
+__all__ = [
+    "ANNOTATE_MAX",
+    "BARS_MAX",
+    "MAX_TICK_LABELS",
+    "STEPS_MAX",
+    "plot_papi_bars",
+    "plot_time_stacked",
+]
 
 #: Bars are separate rectangles up to this many PEs, step outlines beyond.
 BARS_MAX = 256
+#: Beyond this many PEs, consecutive PEs (in plotted order) are pooled into
+#: blocks, at most this many: a step is a block's mean, a line its largest PE.
+#: A step outline of 65,536 PEs is 131,072 vertices per segment, which Agg
+#: fills in about 0.3 s each (2 s for the overall figure), and 4,096 steps are
+#: already more than the pixels of any Axes.
+STEPS_MAX = 4096
 #: Totals are written above the bars up to this many PEs.
 ANNOTATE_MAX = 16
 #: At most this many PE tick labels.
@@ -275,9 +290,16 @@ def _stacked_bars(
     values, totals, pes, unknown = values[order], totals[order], pes[order], unknown[order]
     n = len(pes)
     x = np.arange(n, dtype=np.float64)
-    bottom = np.zeros(n)
+    edges = np.arange(n + 1) - 0.5
+    block = -(-n // STEPS_MAX)
+    if block > 1:  # a step per block of PEs: the mean of each segment
+        starts = np.arange(0, n, block)
+        sizes = np.diff(np.r_[starts, n])
+        pooled = np.add.reduceat(values, starts, axis=0) / sizes[:, None]
+        edges = np.r_[starts, n] - 0.5
+    bottom = np.zeros(n if block == 1 else len(starts))
     for k, name in enumerate(data.columns):
-        height = values[:, k]
+        height = values[:, k] if block == 1 else pooled[:, k]
         if n <= BARS_MAX:
             bar_options: dict[str, Any] = {
                 "width": 0.8,
@@ -291,14 +313,20 @@ def _stacked_bars(
             stairs(
                 ax,
                 bottom + height,
-                np.arange(n + 1) - 0.5,
+                edges,
                 baseline=bottom.copy(),
                 label=str(name),
                 **{**step_options, **(kwargs or {})},
             )
         bottom = bottom + height
+    if block > 1 and not relative:  # a PE far above its block's mean stays in sight
+        largest = np.maximum.reduceat(totals, starts)
+        stairs(ax, largest, edges, baseline=None, fill=False, color="0.3", linewidth=0.5)
     ax.set_xlim(-0.6, n - 0.4)
     _pe_ticks(ax, pes, sort=sort)
+    if block > 1:
+        what = "mean" if relative else "mean; line: the largest PE's total"
+        ax.set_xlabel(f"{ax.get_xlabel()}\nblocks of {block} PEs ({what})")
     if not totals.any():
         ax.set_ylim(0, 1)
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
