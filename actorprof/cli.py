@@ -1130,7 +1130,9 @@ def report(
     summary = run.summary(coverage=False)
     release_memory()
     files = FigureFiles(output_dir, fmt=fmt, dpi=dpi) if figure_files else None
-    collector = FigureCollector(fmt=fmt, dpi=EMBED_DPI if dpi is None else dpi, files=files)
+    collector = FigureCollector(
+        fmt=fmt, dpi=EMBED_DPI if dpi is None else dpi, files=files, background=True
+    )
     failed = report_figures(
         run, collector, top=top, warn=console.warn, verbose=console.verbose, release=True
     )

@@ -333,3 +333,50 @@ def test_no_figure_server_without_a_spare_cpu(
     out.draw(functools.partial(build_recorded, tmp_path / "pids", "a"), "a")
     assert out.finish() == [tmp_path / "k_a.png"]
     assert forks == [] and (tmp_path / "pids").read_text().split() == [str(os.getpid())]
+
+
+# ------------------------------------------------------- the report's figures
+
+
+def test_the_report_draws_in_children_what_it_draws_here(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    example = Path(__file__).resolve().parents[1] / "examples" / "ig_8pe_2nodes"
+    code, _, err = run("report", example, "-o", tmp_path / "bg", "--no-cache")
+    assert code == 0, err
+    assert len(forks) >= 3  # a child per figure
+    monkeypatch.setattr(actorprof.write, "_spare_cpus", lambda: 0)
+    forks.clear()
+    code, _, err = run("report", example, "-o", tmp_path / "serial", "--no-cache")
+    assert code == 0, err
+    assert forks == []
+    assert contents(tmp_path / "bg") == contents(tmp_path / "serial")
+
+
+def test_a_report_figure_failing_in_a_child_is_a_warning_and_the_page_goes_on(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    import actorprof.plot
+    import actorprof.plot.distribution
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("violin exploded")
+
+    monkeypatch.setattr(actorprof.plot.distribution, "plot_violin", broken)
+    monkeypatch.setattr(actorprof.plot, "plot_violin", broken)
+    example = Path(__file__).resolve().parents[1] / "examples" / "ig_8pe_2nodes"
+    code, _, err = run("report", example, "-o", tmp_path, "--no-cache")
+    assert code == 0, err
+    assert forks
+    summary = json.loads((tmp_path / "report.json").read_text())
+    assert summary["figure_errors"] == {
+        "logical ((unnamed))": "RuntimeError: violin exploded",
+        "physical": "RuntimeError: violin exploded",
+    }
+    for key in summary["figure_errors"]:
+        assert f"{key}: figure not drawn (RuntimeError: violin exploded)" in err
+    names = [(f["section"], f["name"]) for f in summary["figures"]]
+    assert ("logical", "heatmap") in names and ("logical", "loads") in names
+    assert ("logical", "violin") not in names and ("physical", "violin") not in names

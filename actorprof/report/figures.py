@@ -148,9 +148,9 @@ def report_figures(
     drawn: dict[int, tuple[list[EmbeddedFigure], list[Path]]] = {}
     failures: dict[int, tuple[str, str]] = {}
     order = list(range(len(jobs)))
+    sections = [(job[0], job[1]) for job in jobs]
     if release:  # the views that hold the most are drawn (and let go) first
-        sections = [job[0] for job in jobs]
-        order.sort(key=lambda i: _DRAW_FIRST.get(sections[i], len(_DRAW_FIRST)))
+        order.sort(key=lambda i: _DRAW_FIRST.get(sections[i][0], len(_DRAW_FIRST)))
     slots: list[Job | None] = list(jobs)
     del jobs
     for i in order:
@@ -174,8 +174,17 @@ def report_figures(
             if release and drop is not None:
                 drop()
             release_memory()  # a figure's drawing buffers (and a view let go)
+    jobs_of = {(section, scope): i for i, (section, scope) in reversed(list(enumerate(sections)))}
+    for section, scope, error in out.finish():  # the figures drawn in the background
+        i = jobs_of[(section, scope)]
+        if i not in failures:
+            if verbose:
+                traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
+            key = section if scope is None else f"{section} ({scope})"
+            failures[i] = (key, f"{type(error).__name__}: {error}")
+            warn(f"{key}: figure not drawn ({failures[i][1]}); rerun with -v and report it")
     # the page's order, whatever the drawing order
-    out.figures[figures:] = [f for i in sorted(drawn) for f in drawn[i][0]]
+    out.figures[figures:] = [f for i in sorted(drawn) for f in out.drawn(drawn[i][0])]
     if out.files is not None:
         out.files.written[files:] = [p for i in sorted(drawn) for p in drawn[i][1]]
     return {key: text for _, (key, text) in sorted(failures.items())}

@@ -11,16 +11,20 @@ full size), nothing fetched from the network.
 from __future__ import annotations
 
 import base64
+import gc
 import io
 import os
+import pickle
 import re
+import sys
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
-from ..write import OutputWriter, suptitle_of
+from ..write import OutputWriter, _exit_text, _failure, _restore, _send, suptitle_of
 from ._html import (
     CSS,
     compact,
@@ -133,40 +137,132 @@ class FigureCollector:
     files: FigureFiles | None = None
     #: the interactive matrix of each logical phase (by phase name)
     matrices: dict[str, MatrixExplorer] = field(default_factory=dict)
+    #: Figures given to :meth:`draw` are built and rendered by forked children
+    #: on the idle CPUs (as ``OutputWriter(background=True)`` does; not with
+    #: ``files``): :meth:`finish` collects them.
+    background: bool = False
+    _spare: int = field(default=0, init=False, repr=False)
+    _children: list[_Drawing] = field(default_factory=list, init=False, repr=False)
+    _failed: list[tuple[str, str | None, BaseException]] = field(
+        default_factory=list, init=False, repr=False
+    )
+    # by id of a place: the place (kept alive: its id stays its own) and its figure
+    _done: dict[int, tuple[EmbeddedFigure, EmbeddedFigure | None]] = field(
+        default_factory=dict, init=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         if self.fmt not in EMBED_FORMATS:
             raise ValueError(f"embedded figures are {' or '.join(EMBED_FORMATS)}, got {self.fmt!r}")
         if self.files is not None and self.files.fmt != self.fmt:
             raise ValueError(f"figure files are {self.files.fmt}, the page's {self.fmt}")
+        if self.background and self.files is None:
+            from ..write import _spare_cpus
+
+            self._spare = _spare_cpus()
 
     def figure(self, fig: Figure, name: str, *, dpi: int | None = None) -> str:
-        resolution = self.dpi if dpi is None else dpi
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format=self.fmt, dpi=resolution)
-        width, height = (round(float(v) * resolution) for v in fig.get_size_inches())
-        self.figures.append(
-            EmbeddedFigure(
-                self.section,
-                self.scope,
-                name,
-                _caption(fig),
-                buffer.getvalue(),
-                self.fmt,
-                width,
-                height,
-            )
-        )
+        embedded = self._embedded(fig, name, dpi)
+        self.figures.append(embedded)
         if self.files is not None:
             stem = FigureFiles.stem(self.section, self.scope, name)
-            if self.files.dpi == resolution:
-                self.files.data(buffer.getvalue(), stem, self.fmt)
+            if self.files.dpi == (self.dpi if dpi is None else dpi):
+                self.files.data(embedded.data, stem, self.fmt)
             else:
                 self.files.figure(fig, stem)
         return name
 
+    def _embedded(self, fig: Figure, name: str, dpi: int | None) -> EmbeddedFigure:
+        resolution = self.dpi if dpi is None else dpi
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format=self.fmt, dpi=resolution)
+        width, height = (round(float(v) * resolution) for v in fig.get_size_inches())
+        return EmbeddedFigure(
+            self.section,
+            self.scope,
+            name,
+            _caption(fig),
+            buffer.getvalue(),
+            self.fmt,
+            width,
+            height,
+        )
+
     def draw(self, build: Callable[[], Figure], name: str, *, dpi: int | None = None) -> str:
-        return self.figure(build(), name, dpi=dpi)
+        """Keep the figure ``build()`` makes; in a forked child when ``background``
+        and a CPU is idle (its place in ``figures`` is kept: :meth:`finish`)."""
+        if not self._spare or threading.active_count() != 1:
+            return self.figure(build(), name, dpi=dpi)
+        self._collect(block=False)
+        while len(self._children) >= self._spare:
+            self._collect(block=True, first=True)
+        for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
+            stream.flush()
+        read_end, write_end = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:  # no memory or process left for a child: drawn here
+            os.close(read_end)
+            os.close(write_end)
+            return self.figure(build(), name, dpi=dpi)
+        if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
+            try:
+                os.close(read_end)
+                gc.disable()  # a collection would copy every page shared with the parent
+                try:
+                    result: object = self._embedded(build(), name, dpi)
+                except BaseException as exc:
+                    result = _failure(exc)
+                _send(write_end, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        place = EmbeddedFigure(self.section, self.scope, name, "", b"", self.fmt, 0, 0)
+        self.figures.append(place)  # its place in the page, filled by finish()
+        self._children.append(_Drawing(pid, read_end, place))
+        return name
+
+    def finish(self) -> list[tuple[str, str | None, BaseException]]:
+        """Wait for the figures drawn in the background; the failed ones
+        (section, scope, error), in the order they were given, are dropped
+        from ``figures`` and returned."""
+        self._collect(block=True)
+        self.figures[:] = self.drawn(self.figures)
+        failed, self._failed = self._failed, []
+        return failed
+
+    def _collect(self, *, block: bool, first: bool = False) -> None:
+        """Put the finished children's figures in their places (every child
+        when ``block``; the oldest only with ``first``)."""
+        for child in list(self._children):
+            if not block and not child.done():
+                continue
+            self._children.remove(child)
+            outcome = child.outcome()
+            index = next(i for i, f in enumerate(self.figures) if f is child.place)
+            # figures keeps its length while drawing (a caller may hold positions)
+            if isinstance(outcome, EmbeddedFigure):
+                self.figures[index] = outcome
+                self._done[id(child.place)] = (child.place, outcome)
+            else:
+                self._done[id(child.place)] = (child.place, None)
+                self._failed.append((child.place.section, child.place.scope, outcome))
+            if first:
+                return
+
+    def drawn(self, figures: list[EmbeddedFigure]) -> list[EmbeddedFigure]:
+        """``figures`` (taken from ``figures`` before :meth:`finish`) with each
+        place of a background figure replaced by the figure, or dropped when
+        it failed."""
+        out = []
+        for f in figures:
+            if id(f) in self._done:
+                done = self._done[id(f)][1]
+                if done is not None:
+                    out.append(done)
+            else:
+                out.append(f)
+        return out
 
     def csv(self, frame: pd.DataFrame, name: str, *, index: bool = True) -> str:
         return name  # tables are in report.json, not in the page
@@ -176,6 +272,32 @@ class FigureCollector:
 
     def json(self, data: Any, name: str) -> str:
         return name
+
+
+class _Drawing:
+    """A forked child drawing one figure of the page; its result comes back through a pipe."""
+
+    def __init__(self, pid: int, pipe: int, place: EmbeddedFigure) -> None:
+        self.pid, self.pipe, self.place = pid, pipe, place
+        self._status: int | None = None
+
+    def done(self) -> bool:
+        pid, status = os.waitpid(self.pid, os.WNOHANG)
+        if pid:
+            self._status = status
+        return bool(pid)
+
+    def outcome(self) -> EmbeddedFigure | BaseException:
+        """The figure, or the error that stopped it (waits for the child)."""
+        with os.fdopen(self.pipe, "rb") as pipe:
+            payload = pipe.read()  # before waiting: a big figure must not block the child
+        status = self._status if self._status is not None else os.waitpid(self.pid, 0)[1]
+        if not payload:
+            return RuntimeError(
+                f"the process drawing this figure stopped ({_exit_text(status)}); rerun"
+            )
+        result = pickle.loads(payload)  # our own child wrote it
+        return result if isinstance(result, EmbeddedFigure) else _restore(result)
 
 
 #: What each figure shows, by (section, name); the figure's own title is its alt text.
