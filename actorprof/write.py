@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import traceback
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
@@ -509,6 +510,9 @@ class _FigureServer:
     def __init__(self, pid: int, jobs: int, results: int) -> None:
         self.pid, self.jobs, self.results = pid, jobs, results
         self.targets: list[Path] = []
+        # a command that fails before finish(): the server sees the end of its
+        # jobs and leaves, and is reaped if it already has
+        self._abandon = weakref.finalize(self, _abandon, pid, jobs, results)
 
     @classmethod
     def start(cls, writer: OutputWriter, warm: tuple[str, ...]) -> _FigureServer | None:
@@ -553,6 +557,7 @@ class _FigureServer:
 
     def finish(self) -> dict[Path, BaseException]:
         """Wait for the server; the figures that failed, with their errors."""
+        self._abandon.detach()
         with contextlib.suppress(OSError):  # gone: its status says why
             _write_all(self.jobs, bytes(8))  # the end of the jobs
         os.close(self.jobs)
@@ -564,6 +569,14 @@ class _FigureServer:
         if os.waitstatus_to_exitcode(status) != 0 and self.targets:
             return {target: _stopped(target, status) for target in self.targets}
         return {}
+
+
+def _abandon(pid: int, jobs: int, results: int) -> None:
+    for fd in (jobs, results):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    with contextlib.suppress(OSError):
+        os.waitpid(pid, os.WNOHANG)
 
 
 def _serve(  # pragma: no cover - runs in the server

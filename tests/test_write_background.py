@@ -380,3 +380,24 @@ def test_a_report_figure_failing_in_a_child_is_a_warning_and_the_page_goes_on(
     names = [(f["section"], f["name"]) for f in summary["figures"]]
     assert ("logical", "heatmap") in names and ("logical", "loads") in names
     assert ("logical", "violin") not in names and ("physical", "violin") not in names
+
+
+def test_a_writer_let_go_before_finish_lets_its_server_go(tmp_path: Path, forks: list[int]) -> None:
+    import gc
+    import time
+
+    out = OutputWriter(tmp_path, kind="k", background=True, warm=WARM)
+    server = out._server
+    assert server is not None
+    del out, server
+    gc.collect()
+    deadline = time.monotonic() + 20
+    while True:  # the server saw the end of its jobs and left
+        try:
+            pid, _ = os.waitpid(forks[0], os.WNOHANG)
+        except ChildProcessError:
+            break  # reaped already
+        if pid or time.monotonic() > deadline:
+            assert pid
+            break
+        time.sleep(0.05)
