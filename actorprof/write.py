@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import importlib
+import io
 import itertools
 import json
 import math
@@ -219,11 +220,15 @@ class OutputWriter:
         """
         if self._server is not None:
             target = self.path(name, self.fmt)
+            # protocol 5: arrays travel as they are, never copied into the pickle
+            # (a 65,536-PE timeline's table is 65 MB)
+            arrays: list[pickle.PickleBuffer] = []
             try:
-                job = pickle.dumps(build, protocol=pickle.HIGHEST_PROTOCOL)
+                job = pickle.dumps(build, protocol=5, buffer_callback=arrays.append)
+                raws = [array.raw() for array in arrays]
             except Exception:  # not picklable: built here
                 job = None
-            if job is not None and self._server.submit(target, job, dpi):
+            if job is not None and self._server.submit(target, job, raws, dpi):
                 self.written.append(target)
                 return target
         return self.figure(build(), name, dpi=dpi)
@@ -545,11 +550,18 @@ class _FigureServer:
             fcntl.fcntl(jobs_write, fcntl.F_SETPIPE_SZ, _JOB_PIPE_BYTES)
         return cls(pid, jobs_write, results_read)
 
-    def submit(self, target: Path, build: bytes, dpi: int | None) -> bool:
-        """Send a job; False when the server is gone (the caller draws it)."""
-        message = pickle.dumps((str(target), dpi, build), protocol=pickle.HIGHEST_PROTOCOL)
+    def submit(
+        self, target: Path, build: bytes, arrays: list[memoryview], dpi: int | None
+    ) -> bool:
+        """Send a job (its pickle and its out-of-band buffers); False when the
+        server is gone (the caller draws it)."""
+        sizes = [len(build)] + [array.nbytes for array in arrays]
+        head = pickle.dumps((str(target), dpi, sizes), protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            _write_all(self.jobs, len(message).to_bytes(8, "little") + message)
+            _write_all(self.jobs, len(head).to_bytes(8, "little") + head)
+            parts: list[bytes | memoryview] = [build, *arrays]
+            for part in parts:
+                _write_all(self.jobs, part)
         except OSError:
             return False
         self.targets.append(target)
@@ -607,9 +619,10 @@ def _serve(  # pragma: no cover - runs in the server
             size = int.from_bytes(head, "little")
             if not size:
                 break
-            target, dpi, build = pickle.loads(jobs.read(size))
+            target, dpi, sizes = pickle.loads(jobs.read(size))
+            build, *arrays = (_read_exactly(jobs, size) for size in sizes)
             try:
-                write = writer._figure_writer(pickle.loads(build)(), dpi)
+                write = writer._figure_writer(pickle.loads(build, buffers=arrays)(), dpi)
                 reap(block=False)
                 if len(writer._children) + 1 < spare:
                     writer._fork(Path(target), write)
@@ -622,7 +635,18 @@ def _serve(  # pragma: no cover - runs in the server
     os.close(results_fd)
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _read_exactly(stream: io.BufferedReader, size: int) -> bytearray:  # pragma: no cover
+    data = bytearray(size)
+    view, done = memoryview(data), 0
+    while done < size:
+        got = stream.readinto(view[done:])
+        if not got:
+            raise EOFError("the job ended early")
+        done += got
+    return data
+
+
+def _write_all(fd: int, data: bytes | memoryview) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
