@@ -13,16 +13,38 @@ gets exactly what the per-file route gives it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
+
 import numpy as np
 
-from ..analyze.matrix import CommPartial
-from ..read import FileReport, canonical_lines, new_key_table, small_file_text
-from .map import RangeResult
+from ..read import canonical_lines, new_key_table, small_file_text
+from .map import Packed
 
-__all__ = ["reduce_small_files"]
+__all__ = ["SmallFiles", "reduce_small_files"]
 
 #: Key ids are below the key table's capacity (2**18): room for the file index.
 _KEY_BITS = 20
+
+
+@dataclass
+class SmallFiles:
+    """Whole small files read in groups, as columns: no object per file.
+
+    ``at`` holds their positions among the files given, ascending. File
+    ``k`` of them is ``packed.messages[k]`` canonical lines (none blank,
+    none skipped) in ``bytes_read[k]`` bytes, ``mismatched[k]`` of them
+    with a source other than the file's PE; its partial is
+    ``packed.part(k)``, and ``packed.total()`` is theirs summed.
+    """
+
+    at: np.ndarray
+    packed: Packed
+    bytes_read: np.ndarray
+    mismatched: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.at)
 
 
 def reduce_small_files(
@@ -30,14 +52,14 @@ def reduce_small_files(
     *,
     pe_limit: int | None,
     block_bytes: int,
-) -> list[RangeResult | None]:
+) -> SmallFiles:
     """Reduce whole small files ``(path, pe)`` in groups of about ``block_bytes``.
 
-    Returns one result per file, or None for a file the caller must read on
-    its own (unreadable, empty, larger than ``block_bytes``, or not made of
-    canonical lines only).
+    Returns the files read so, as columns; a file not among them must be
+    read on its own (unreadable, empty, larger than ``block_bytes``, or not
+    made of canonical lines only).
     """
-    out: list[RangeResult | None] = [None] * len(files)
+    chunks: list[_Chunk] = []
     group: list[tuple[int, bytes]] = []
     size = 0
     every_line = False  # a key per line, once a group showed lines mostly distinct
@@ -48,21 +70,64 @@ def reduce_small_files(
         group.append((i, data))
         size += len(data)
         if size >= block_bytes:
-            every_line = _reduce_group(group, files, out, pe_limit, every_line)
+            every_line = _reduce_group(group, files, chunks, pe_limit, every_line)
             group, size = [], 0
     if group:
-        _reduce_group(group, files, out, pe_limit, every_line)
-    return out
+        _reduce_group(group, files, chunks, pe_limit, every_line)
+    return _joined(chunks)
+
+
+@dataclass
+class _Chunk:
+    """One group's files (those of its canonical halves), as columns: per-file
+    ``cell_counts`` and ``pair_counts`` say which rows are whose."""
+
+    at: np.ndarray
+    lines: np.ndarray
+    bytes_read: np.ndarray
+    mismatched: np.ndarray
+    times: np.ndarray
+    cells: tuple[np.ndarray, ...]
+    pairs: tuple[np.ndarray, ...]
+    cell_counts: np.ndarray
+    pair_counts: np.ndarray
+
+
+def _joined(chunks: list[_Chunk]) -> SmallFiles:
+    """The groups' columns end to end (file order: groups are read in order)."""
+
+    def cat(arrays: Iterable[np.ndarray]) -> np.ndarray:
+        return np.concatenate([np.zeros(0, np.int64), *arrays])
+
+    arrays = {name: cat(c.cells[k] for c in chunks) for k, name in enumerate(_CELLS)}
+    arrays |= {name: cat(c.pairs[k] for c in chunks) for k, name in enumerate(_PAIRS)}
+    packed = Packed(
+        arrays,
+        np.cumsum(cat(c.cell_counts for c in chunks)),
+        np.cumsum(cat(c.pair_counts for c in chunks)),
+        cat(c.lines for c in chunks),
+        np.concatenate([np.zeros((0, 2)), *(c.times for c in chunks)]),
+    )
+    return SmallFiles(
+        cat(c.at for c in chunks),
+        packed,
+        cat(c.bytes_read for c in chunks),
+        cat(c.mismatched for c in chunks),
+    )
+
+
+_CELLS = ("src", "dst", "counts", "nbytes")
+_PAIRS = ("pe", "node")
 
 
 def _reduce_group(
     group: list[tuple[int, bytes]],
     files: list[tuple[str, int | None]],
-    out: list[RangeResult | None],
+    chunks: list[_Chunk],
     pe_limit: int | None,
     every_line: bool,
 ) -> bool:
-    """Reduce one group of files into ``out``; returns whether most of its
+    """Reduce one group of files into ``chunks``; returns whether most of its
     lines had a key of their own (the next group then parses every line
     instead of looking keys up: :class:`actorprof.read.LineKeys`)."""
     table = new_key_table(every_line=every_line)
@@ -70,26 +135,28 @@ def _reduce_group(
     if found is None:
         if len(group) > 1:  # find the odd files; the others stay on this route
             half = len(group) // 2
-            _reduce_group(group[:half], files, out, pe_limit, every_line)
-            _reduce_group(group[half:], files, out, pe_limit, every_line)
+            _reduce_group(group[:half], files, chunks, pe_limit, every_line)
+            _reduce_group(group[half:], files, chunks, pe_limit, every_line)
         return every_line
     key_ids, micros = found
     lines = np.array([data.count(b"\n") for _, data in group], dtype=np.int64)
     if int(lines.sum()) != len(key_ids):  # cannot happen for canonical text; be safe
         return every_line
+    n = len(group)
     starts = np.r_[0, np.cumsum(lines)[:-1]]
-    file_of_line = np.repeat(np.arange(len(group), dtype=np.int64), lines)
+    file_of_line = np.repeat(np.arange(n, dtype=np.int64), lines)
     values = table.values
     pes = np.array([-1 if files[i][1] is None else files[i][1] for i, _ in group], np.int64)
     src_of_line = values[key_ids, 1]
     mismatched = np.bincount(
         file_of_line,
         weights=(src_of_line != pes[file_of_line]) & (pes[file_of_line] >= 0),
-        minlength=len(group),
+        minlength=n,
     ).astype(np.int64)
-    if micros is not None:
-        low = np.minimum.reduceat(micros, starts)
-        high = np.maximum.reduceat(micros, starts)
+    times = np.full((n, 2), np.nan)
+    if micros is not None:  # exact: micros are below 2**53, and / rounds once
+        times[:, 0] = np.minimum.reduceat(micros, starts) / 1_000_000
+        times[:, 1] = np.maximum.reduceat(micros, starts) / 1_000_000
     # distinct (file, key) and how many lines of each
     fk = (file_of_line << _KEY_BITS) | key_ids
     if every_line:  # a key per line, in line order: sorted and distinct already
@@ -100,25 +167,19 @@ def _reduce_group(
     v = values[fk & ((1 << _KEY_BITS) - 1)]
     cells = _group_sum(f, v[:, 1], v[:, 3], count, count * v[:, 4])
     pairs = _distinct(np.r_[f, f], np.r_[v[:, 1], v[:, 3]], np.r_[v[:, 0], v[:, 2]])
-    cell_bounds = np.searchsorted(cells[0], np.arange(len(group) + 1))
-    pair_bounds = np.searchsorted(pairs[0], np.arange(len(group) + 1))
-    for j, (i, data) in enumerate(group):
-        path, pe = files[i]
-        report = FileReport(path, pe=pe, lines_read=int(lines[j]), bytes_read=len(data))
-        a, b = cell_bounds[j], cell_bounds[j + 1]
-        c, d = pair_bounds[j], pair_bounds[j + 1]
-        partial = CommPartial(
-            cells[1][a:b],
-            cells[2][a:b],
-            cells[3][a:b],
-            cells[4][a:b],
-            pairs[1][c:d],
-            pairs[2][c:d],
-            messages=int(lines[j]),
+    chunks.append(
+        _Chunk(
+            np.array([i for i, _ in group], dtype=np.int64),
+            lines,
+            np.array([len(data) for _, data in group], dtype=np.int64),
+            mismatched,
+            times,
+            cells[1:],
+            pairs[1:],
+            np.bincount(cells[0], minlength=n),
+            np.bincount(pairs[0], minlength=n),
         )
-        if micros is not None:
-            partial.add_times(int(low[j]) / 1_000_000, int(high[j]) / 1_000_000)
-        out[i] = RangeResult(path, 0, partial, report, int(mismatched[j]))
+    )
     return table.size > len(key_ids) // 2
 
 

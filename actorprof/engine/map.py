@@ -187,6 +187,19 @@ class CleanFiles:
             np.array([r.mismatched for r in ranges], dtype=np.int64),
         )
 
+    @classmethod
+    def join(cls, *parts: CleanFiles) -> CleanFiles:
+        """The files of ``parts`` together, by position."""
+        order = np.argsort(np.concatenate([p.at for p in parts]), kind="stable")
+
+        def column(name: str) -> np.ndarray:
+            return np.concatenate([getattr(p, name) for p in parts])[order]
+
+        return cls(*(column(name) for name in _CLEAN_COLUMNS))
+
+
+_CLEAN_COLUMNS = ("at", "lines_read", "lines_blank", "bytes_read", "mismatched")
+
 
 @dataclass
 class UnitResult:

@@ -34,7 +34,7 @@ from ..read import (
     require_trace_lines,
 )
 from ..schema import LOGICAL_COLUMNS
-from .batch import reduce_small_files
+from .batch import SmallFiles, reduce_small_files
 from .map import (
     CleanFiles,
     FileResult,
@@ -93,55 +93,86 @@ class Unit:
 
 
 def run_unit(unit: Unit) -> UnitResult:
-    """The map step (runs in a worker process or on a Dask worker)."""
-    whole = [(i, it) for i, it in enumerate(unit.items) if it.small]
-    results: list[RangeResult | None] = [None] * len(unit.items)
+    """The map step (runs in a worker process or on a Dask worker).
+
+    Whole small files read in groups come back as columns
+    (:class:`~actorprof.engine.batch.SmallFiles`: no object per file), the
+    other items as one :class:`RangeResult` each.
+    """
+    items = unit.items
+    whole = [k for k, it in enumerate(items) if it.small]
+    batched = np.zeros(len(items), dtype=np.bool_)
+    small = None
     if len(whole) > 1:
-        batch = reduce_small_files(
-            [(it.path, it.pe) for _, it in whole],
+        small = reduce_small_files(
+            [(items[k].path, items[k].pe) for k in whole],
             pe_limit=unit.pe_limit,
             block_bytes=unit.block_bytes,
         )
-        for (i, _), found in zip(whole, batch, strict=True):
-            results[i] = found
-    ranges: list[RangeResult] = []
-    parts: list[CommPartial] = []
-    for item, found in zip(unit.items, results, strict=True):
-        if found is None:
-            found = reduce_range(
-                item.path,
-                item.start,
-                item.stop,
-                file_pe=item.pe,
-                pe_limit=unit.pe_limit,
-                reason=unit.reason,
-                block_bytes=unit.block_bytes,
-            )
-            assert found.partial is not None
-            found.partial = found.partial.compact()
+        small.at = np.asarray(whole, dtype=np.int64)[small.at]  # positions in the unit
+        batched[small.at] = True
+    ranges: list[RangeResult | None] = [None] * len(items)
+    parts: dict[int, CommPartial] = {}
+    for k in np.flatnonzero(~batched).tolist():
+        item = items[k]
+        found = reduce_range(
+            item.path,
+            item.start,
+            item.stop,
+            file_pe=item.pe,
+            pe_limit=unit.pe_limit,
+            reason=unit.reason,
+            block_bytes=unit.block_bytes,
+        )
         assert found.partial is not None
-        parts.append(found.partial)
+        parts[k] = found.partial.compact()
         found.partial = None
-        ranges.append(found)
+        ranges[k] = found
+    summed = list(parts.values()) + ([] if small is None else [small.packed.total()])
     total = CommPartial()
-    for part in parts:
+    for part in summed:
         total.messages += part.messages
         total.add_times(part.time_min, part.time_max)
-    total.add_cells(*(np.concatenate([getattr(p, n) for p in parts]) for n in _COLUMNS))
+    total.add_cells(*(np.concatenate([getattr(p, n) for p in summed]) for n in _COLUMNS))
+    packed = None
+    if unit.packed:  # the cache keeps each file's partial
+        part_of = dict(parts)
+        if small is not None:
+            part_of.update((k, small.packed.part(j)) for j, k in enumerate(small.at.tolist()))
+        packed = Packed.of([part_of[k] for k in range(len(items))])
+    clean = _clean(items, ranges, small)
+    if clean is not None:
+        for k in clean.at.tolist():
+            ranges[k] = None
+    return UnitResult(ranges, total.compact(), packed, clean)
+
+
+def _clean(
+    items: tuple[Item, ...], ranges: list[RangeResult | None], small: SmallFiles | None
+) -> CleanFiles | None:
+    """The unit's whole files read without a skipped line or an error, as
+    columns: those read in groups, and the others that are."""
     at = [
         k
-        for k, (item, found) in enumerate(zip(unit.items, ranges, strict=True))
-        if item.start == 0
+        for k, (item, found) in enumerate(zip(items, ranges, strict=True))
+        if found is not None
+        and item.start == 0
         and item.stop is None
         and found.error is None
         and not found.report.skipped
         and not found.report.examples
     ]
-    clean = CleanFiles.of(at, [ranges[k] for k in at]) if at else None
-    sent: list[RangeResult | None] = list(ranges)
-    for k in at:
-        sent[k] = None
-    return UnitResult(sent, total.compact(), Packed.of(parts) if unit.packed else None, clean)
+    clean = CleanFiles.of(at, [r for k in at if (r := ranges[k]) is not None]) if at else None
+    if small is None or not len(small):
+        return clean
+    grouped = CleanFiles(
+        small.at,
+        small.packed.messages,
+        np.zeros(len(small), dtype=np.int64),
+        small.bytes_read,
+        small.mismatched,
+    )
+    return grouped if clean is None else CleanFiles.join(grouped, clean)
 
 
 _COLUMNS = ("src", "dst", "counts", "nbytes", "pe", "node")
