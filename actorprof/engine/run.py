@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from os import PathLike
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,6 +27,7 @@ from ..analyze.matrix import CommAccumulator, CommPartial
 from ..errors import TraceFormatError, UsageError
 from ..read import (
     FAST_BLOCK_BYTES,
+    FileColumns,
     FileReport,
     ReadReport,
     TraceFile,
@@ -264,19 +265,69 @@ def reduce_logical(
     if progress is not None:
         progress.begin(report.bytes_planned, report.files_planned)
     acc = CommAccumulator(num_pes)
-    results = _results(Path(path), phase, files, report, engine, progress, acc)
-    for trace_file, result in zip(files, results, strict=True):
+    found, clean = _results(Path(path), phase, files, report, engine, progress, acc)
+    _account(files, found, clean, report)
+    return acc
+
+
+def _account(
+    files: list[TraceFile],
+    found: dict[int, FileResult],
+    clean: CleanFiles | None,
+    report: ReadReport,
+) -> None:
+    """Add every file's accounting to ``report`` in file order, with its
+    warnings; raise the first file's error. ``clean`` holds the files (by
+    index) read whole without a skipped line, as columns: they are added as
+    :class:`~actorprof.read.FileColumns`, not a report each."""
+    rows = np.zeros(0, dtype=np.int64) if clean is None else clean.at
+    done = 0
+    for i in [*sorted(found), len(files)]:
+        upto = int(np.searchsorted(rows, i))
+        if upto > done:
+            assert clean is not None
+            _account_clean(files, clean, done, upto, report)
+            done = upto
+        if i == len(files):
+            break
+        result, trace_file = found[i], files[i]
         if result.error is not None:
             line, message = result.error
             raise TraceFormatError(message, path=trace_file.path, line=line)
-        report.files.append(result.report)
+        report.add_files([result.report])
         require_trace_lines(result.report, "logical trace")
         if result.mismatched:
-            report.warn(
-                f"{trace_file.path}: {result.mismatched} line(s) have src_pe != {trace_file.pe} "
-                "(the PE in the file name); they are counted under the src_pe they carry"
+            report.warn(_mismatch_warning(trace_file, result.mismatched))
+
+
+def _account_clean(
+    files: list[TraceFile], clean: CleanFiles, start: int, stop: int, report: ReadReport
+) -> None:
+    """Rows ``start:stop`` of ``clean`` (files one after another) into ``report``."""
+    at = clean.at[start:stop].tolist()
+    chosen = [files[i] for i in at]
+    report.add_files(
+        [
+            FileColumns(
+                [str(f.path) for f in chosen],
+                [f.pe for f in chosen],
+                [f.phase for f in chosen],
+                clean.lines_read[start:stop],
+                clean.lines_blank[start:stop],
+                clean.bytes_read[start:stop],
             )
-    return acc
+        ]
+    )
+    mismatched = clean.mismatched[start:stop]
+    for k in np.flatnonzero(mismatched).tolist():
+        report.warn(_mismatch_warning(chosen[k], int(mismatched[k])))
+
+
+def _mismatch_warning(trace_file: TraceFile, mismatched: int) -> str:
+    return (
+        f"{trace_file.path}: {mismatched} line(s) have src_pe != {trace_file.pe} "
+        "(the PE in the file name); they are counted under the src_pe they carry"
+    )
 
 
 def _results(
@@ -287,8 +338,10 @@ def _results(
     engine: Engine,
     progress: ProgressSink | None,
     acc: CommAccumulator,
-) -> list[FileResult]:
-    """Every file's result (from the cache, or read); partials summed into ``acc``."""
+) -> tuple[dict[int, FileResult], CleanFiles | None]:
+    """Every file's result (from the cache, or read), by index; partials
+    summed into ``acc``. Without the cache, the files read whole without a
+    skipped line come as columns (``at``: their indexes), not in the dict."""
     from .cache import TraceCache
 
     cache = TraceCache(engine.cache_dir) if engine.cache else None
@@ -319,10 +372,16 @@ def _results(
         for item in unit.items:
             left[item.index] += 1
     parts: dict[int, list[RangeResult]] = {}
+    clean: list[CleanFiles] = []
     for unit, result in _run(units, engine, serial=serial):
         acc.add_partial(result.total)
         if result.clean is not None:
-            done_bytes += _clean_files(unit, result, result.clean, files, found)
+            if cache is None:  # as columns, by file index
+                index = np.fromiter((item.index for item in unit.items), np.int64, len(unit.items))
+                clean.append(replace(result.clean, at=index[result.clean.at]))
+            else:  # the cache stores each file's result
+                _clean_files(unit, result, result.clean, files, found)
+            done_bytes += int(result.clean.bytes_read.sum())
             done_files += len(result.clean.at)
         for k, (item, rr) in enumerate(zip(unit.items, result.ranges, strict=True)):
             if rr is None:
@@ -341,7 +400,7 @@ def _results(
         found[i] = merge_ranges(ranges, pe=files[i].pe, phase=files[i].phase)
     if cache is not None and (parts or len(found) > hits):
         cache.save(path, files, found, phase=phase, options=options, report=report, loaded=loaded)
-    return [found[i] for i in range(len(files))]
+    return found, CleanFiles.join(*clean) if clean else None
 
 
 #: The partial of a file whose partial is not kept (no cache): never added to.
@@ -354,9 +413,9 @@ def _clean_files(
     clean: CleanFiles,
     files: list[TraceFile],
     found: dict[int, FileResult],
-) -> int:
+) -> None:
     """Add the unit's clean whole files to ``found`` (what :func:`merge_ranges`
-    makes of a whole file's one range); returns their bytes."""
+    makes of a whole file's one range)."""
     columns = zip(
         clean.at.tolist(),
         clean.lines_read.tolist(),
@@ -372,7 +431,6 @@ def _clean_files(
         report = FileReport(item.path, f.pe, f.phase, lines, blank, nbytes)
         partial = _NOT_KEPT if packed is None else packed.part(k)
         found[item.index] = FileResult(report, partial, mismatched)
-    return int(clean.bytes_read.sum())
 
 
 def _plan(

@@ -407,9 +407,9 @@ def view_from_accumulator(
         from_files = (
             max(
                 (
-                    f.pe
-                    for f in report.files
-                    if f.pe is not None and (limit is None or f.pe < limit)
+                    pe
+                    for pe in report.file_pes()
+                    if pe is not None and (limit is None or pe < limit)
                 ),
                 default=-1,
             )

@@ -14,6 +14,7 @@ __all__ = [
     "DEFAULT_BLOCK_BYTES",
     "FAST_BLOCK_BYTES",
     "CsvSpec",
+    "FileColumns",
     "FileReport",
     "LogicalBlock",
     "PhysicalBlock",
@@ -52,6 +53,7 @@ _EXPORTS = {
     "CsvSpec": "_scan",
     "DEFAULT_BLOCK_BYTES": "_scan",
     "FAST_BLOCK_BYTES": "_fastscan",
+    "FileColumns": "_report",
     "FileReport": "_report",
     "LogicalBlock": "logical",
     "PhysicalBlock": "physical",
@@ -95,7 +97,7 @@ if TYPE_CHECKING:
         small_file_text,
         stdout_file,
     )
-    from ._report import FileReport, ReadReport, SkippedLine
+    from ._report import FileColumns, FileReport, ReadReport, SkippedLine
     from ._scan import DEFAULT_BLOCK_BYTES, CsvSpec, require_trace_lines
     from .logical import (
         LogicalBlock,
