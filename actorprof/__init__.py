@@ -30,6 +30,7 @@ __all__ = [
     "CommPartial",
     "CompareView",
     "Engine",
+    "FileColumns",
     "FileReport",
     "Finding",
     "Imbalance",
@@ -149,6 +150,7 @@ _EXPORTS: dict[str, str] = {
     "UsageError": "errors",
     # read
     "ReadReport": "read",
+    "FileColumns": "read",
     "FileReport": "read",
     "SkippedLine": "read",
     "TraceFile": "read",
@@ -358,6 +360,7 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from .plot.bars import plot_papi_bars, plot_time_stacked
     from .read import (
+        FileColumns,
         FileReport,
         ReadReport,
         SkippedLine,

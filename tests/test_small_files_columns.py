@@ -1,0 +1,168 @@
+"""Small whole files as columns: the map's groups (``SmallFiles``), the
+unit's clean files (``CleanFiles``) and the report's ``FileColumns`` give
+what the per-file route gives, file by file, for groups mixing clean and
+odd files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from actorprof import ReadReport, iter_logical
+from actorprof.analyze.matrix import CommAccumulator, CommPartial
+from actorprof.engine import Engine, reduce_logical
+from actorprof.engine.batch import reduce_small_files
+from actorprof.engine.map import reduce_range
+from actorprof.engine.run import Item, Unit, run_unit
+from actorprof.read import FileColumns, FileReport
+
+
+def mixed_trace(folder: Path, *, pes: int = 60) -> Path:
+    """Small PE files, most canonical; some odd, spread among them."""
+    rng = np.random.default_rng(5)
+    folder.mkdir(parents=True, exist_ok=True)
+    for pe in range(pes):
+        lines = [
+            f"{pe // 8}, {pe}, {dst // 8}, {dst}, {8 * (1 + i % 3)}, 1721400000.{i * 7 + pe:06d}"
+            for i, dst in enumerate(rng.integers(0, pes, size=int(rng.integers(3, 20))))
+        ]
+        if pe == 7:
+            lines.insert(2, "Running on 60 PEs")  # noise: skipped
+        if pe == 13:
+            lines[1] = lines[1].replace(f"{pe // 8}, {pe}, ", "0, 2, ", 1)  # src_pe != 13
+        if pe == 21:
+            lines.insert(1, "")  # a blank line
+        if pe == 34:
+            lines = []  # an empty file
+        if pe == 40:
+            lines[0] = lines[0].rsplit(", ", 1)[0]  # 5 columns: not canonical
+        if pe == 41:
+            lines[2] = "0, 41, 900, 7200, 8, 1721400000.000003"  # a stray PE id
+        if pe == 50:
+            lines = lines[:1]  # one line
+        text = "\n".join(lines) + ("\n" if lines else "")
+        if pe == 55:
+            text += "0, 55, 0, 1, 8, 17214"  # a cut last line
+        (folder / f"PE{pe}_send.csv").write_text(text)
+    return folder
+
+
+def test_a_unit_of_mixed_files_gives_each_file_its_own_accounting(tmp_path: Path) -> None:
+    folder = mixed_trace(tmp_path / "run")
+    paths = sorted(folder.glob("PE*_send.csv"), key=lambda p: int(p.name[2:].split("_")[0]))
+    items = tuple(Item(i, str(p), 0, None, i, small=True) for i, p in enumerate(paths))
+    grouped = reduce_small_files(
+        [(str(p), i) for i, p in enumerate(paths)], pe_limit=120, block_bytes=1000
+    )
+    assert len(grouped) >= 50 and 13 in grouped.at and 7 not in grouped.at  # most in groups
+    for packed in (False, True):
+        unit = Unit(items, pe_limit=120, reason="stray", block_bytes=1000, packed=packed)
+        result = run_unit(unit)
+        assert result.clean is not None
+        clean = {int(k): j for j, k in enumerate(result.clean.at)}
+        # the files with a skipped line (noise, stray id, cut line) are not clean
+        assert {7, 41, 55} == set(range(len(items))) - set(clean)
+        assert {13, 21, 34, 40, 50} <= set(clean)  # read in groups or alone, nothing skipped
+        total = CommPartial()
+        for k, item in enumerate(items):
+            alone = reduce_range(item.path, 0, None, file_pe=item.pe, pe_limit=120, reason="stray")
+            assert alone.partial is not None
+            want = alone.partial.compact()
+            total.merge(want)
+            if k in clean:
+                j = clean[k]
+                assert result.ranges[k] is None
+                assert result.clean.lines_read[j] == alone.report.lines_read
+                assert result.clean.lines_blank[j] == alone.report.lines_blank
+                assert result.clean.bytes_read[j] == alone.report.bytes_read
+                assert result.clean.mismatched[j] == alone.mismatched
+            else:
+                got = result.ranges[k]
+                assert got is not None
+                assert got.report == alone.report and got.mismatched == alone.mismatched
+            if packed:
+                assert result.packed is not None
+                part = result.packed.part(k).compact()
+                for name in ("src", "dst", "counts", "nbytes", "pe", "node"):
+                    np.testing.assert_array_equal(getattr(part, name), getattr(want, name))
+                assert (part.messages, part.time_min, part.time_max) == (
+                    want.messages,
+                    want.time_min,
+                    want.time_max,
+                )
+        assert result.clean.mismatched[clean[13]] == 1
+        assert result.clean.lines_blank[clean[21]] == 1
+        summed = total.compact()
+        for name in ("src", "dst", "counts", "nbytes", "pe", "node"):
+            np.testing.assert_array_equal(getattr(result.total, name), getattr(summed, name))
+        assert result.total.messages == summed.messages
+        assert (result.total.time_min, result.total.time_max) == (
+            summed.time_min,
+            summed.time_max,
+        )
+
+
+def plain_report(path: Path) -> ReadReport:
+    report = ReadReport(kind="logical")
+    acc = CommAccumulator(None)
+    for chunk in iter_logical(path, report=report):
+        acc.add(chunk)
+    return report
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_report_of_columns_is_the_plain_readers(tmp_path: Path, jobs: int) -> None:
+    """Read before its files are made reports (the summary JSON is written
+    so), and after: the same text, sums and summaries as the plain reader."""
+    folder = mixed_trace(tmp_path / "run")
+    want = plain_report(folder)
+    report = ReadReport(kind="logical")
+    way = Engine(jobs=jobs, split_bytes=2000, block_bytes=700, parallel_min_bytes=0)
+    reduce_logical(folder, report=report, engine=way)
+    assert any(isinstance(f, FileColumns) for f in report._pending)  # not made yet
+    assert json.dumps(report.to_dict()) == json.dumps(want.to_dict())  # key order too
+    assert report.file_count == len(want.files)
+    assert report.file_pes() == [f.pe for f in want.files]
+    assert (report.lines_read, report.lines_skipped, report.bytes_read) == (
+        want.lines_read,
+        want.lines_skipped,
+        want.bytes_read,
+    )
+    assert report.skipped_summary() == want.skipped_summary()
+    assert report.expected_summary() == want.expected_summary()
+    assert report.warnings == want.warnings  # the src_pe warning of PE 13, in file order
+    assert any("PE13_send.csv" in w for w in report.warnings)
+    assert report.files == want.files
+    assert not report._pending
+    assert json.dumps(report.to_dict()) == json.dumps(want.to_dict())
+
+
+def test_file_columns_become_reports_in_file_order() -> None:
+    columns = FileColumns(
+        ["a", "b"],
+        [0, None],
+        ["x", None],
+        np.array([3, 0]),
+        np.array([1, 0]),
+        np.array([40, 0]),
+    )
+    report = ReadReport(kind="logical")
+    report.files.append(FileReport("first", pe=9, lines_read=1))
+    report.add_files([columns, FileReport("last", pe=2, skipped={"noise": 1})])
+    assert report.file_count == 4 and report.file_pes() == [9, 0, None, 2]
+    assert (report.lines_read, report.lines_skipped, report.bytes_read) == (4, 1, 40)
+    dicts = report.to_dict()["files"]
+    assert [d["path"] for d in dicts] == ["first", "a", "b", "last"]
+    assert report.files == [
+        FileReport("first", pe=9, lines_read=1),
+        FileReport("a", 0, "x", 3, 1, 40),
+        FileReport("b", None, None, 0, 0, 0),
+        FileReport("last", pe=2, skipped={"noise": 1}),
+    ]
+    assert report.to_dict()["files"] == dicts
+    assert [f.to_dict() for f in report.files] == dicts
+    report.files = []  # set: what was pending goes too
+    assert report.file_count == 0 and report.to_dict()["files"] == []
