@@ -5,13 +5,19 @@ from __future__ import annotations
 from os import PathLike
 from pathlib import Path
 
-__all__ = ["PlainList", "format_ranges", "printable_name", "run_name"]
+__all__ = ["JsonText", "PlainList", "format_ranges", "printable_name", "run_name"]
 
 
 class PlainList(list):  # type: ignore[type-arg]
     """A list of values already plain for JSON (dicts, lists, str, int,
     float, bool, None; no numpy): the writer passes it through unconverted
     (a 65,536-PE summary has one accounting entry per trace file)."""
+
+
+class JsonText(str):
+    """An item of a :class:`PlainList` already written as compact JSON (``", "``
+    and ``": "`` between items and keys, one line): the writer copies it as it
+    is (65,536 files' accounting entries written from columns, not dicts)."""
 
 
 def format_ranges(values: list[int]) -> str:

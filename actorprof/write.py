@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 import numpy as np
 
-from ._text import PlainList, printable_name
+from ._text import JsonText, PlainList, printable_name
 from .errors import ActorProfError
 
 if TYPE_CHECKING:
@@ -918,6 +918,8 @@ def iter_json(data: Any, *, _level: int = 0) -> Iterator[str]:
             return
         data = itertools.chain(head, data)
     elif not (isinstance(data, list) and len(data) > LONG_LIST):
+        if type(data) is PlainList:  # its JSON texts as values: a short list is indented
+            data = [json.loads(v) if type(v) is JsonText else v for v in data]
         text = json.dumps(data, indent=2, allow_nan=False)
         yield text.replace("\n", "\n" + "  " * _level) if _level else text
         return
@@ -925,7 +927,8 @@ def iter_json(data: Any, *, _level: int = 0) -> Iterator[str]:
     compact = json.JSONEncoder(allow_nan=False, separators=(", ", ": ")).encode
     yield "["
     for k, item in enumerate(data):
-        yield ("\n" if not k else ",\n") + inner + compact(item)
+        text = item if type(item) is JsonText else compact(item)  # already JSON: as it is
+        yield ("\n" if not k else ",\n") + inner + text
     yield "\n" + "  " * _level + "]"
 
 

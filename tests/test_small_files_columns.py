@@ -166,3 +166,25 @@ def test_file_columns_become_reports_in_file_order() -> None:
     assert [f.to_dict() for f in report.files] == dicts
     report.files = []  # set: what was pending goes too
     assert report.file_count == 0 and report.to_dict()["files"] == []
+
+
+@pytest.mark.parametrize("count", [3, 1500])  # a short list is indented, a long one not
+def test_file_entries_as_text_are_written_as_their_dicts(count: int) -> None:
+    from actorprof._text import JsonText
+    from actorprof.write import iter_json
+
+    names = ['odd "name"\\', "dé", "ph\udcff", "PE1_send.csv"]
+    columns = FileColumns(
+        [f"/run/{names[i % 4]}{i}" for i in range(count)],
+        [None if i % 5 == 0 else i for i in range(count)],
+        [None] * count,
+        np.arange(count) * 7,
+        np.arange(count) % 2,
+        np.arange(count) * 1000,
+    )
+    report = ReadReport(kind="logical")
+    report.add_files([FileReport("/run/x", pe=1, skipped={"noise": 2}), columns])
+    entries = report.file_entries()
+    assert any(type(e) is JsonText for e in entries)
+    as_dicts = {"files": report.to_dict()["files"]}
+    assert "".join(iter_json({"files": entries})) == "".join(iter_json(as_dicts))

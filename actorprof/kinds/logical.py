@@ -621,7 +621,8 @@ def write_logical(
             out.csv(view.node_bytes, "node_bytes")
         out.csv(view.nodes, "nodes")
     out.csv(view.pes, "pes")
-    summary = view.summary(top=top)
+    summary = view.summary(top=top, files=False)
+    summary["files"] = view.report.file_entries()  # 65,536 files: text from columns
     summary["options"] = {"metric": metric, "level": level, "log": log_scale}
     out.json(summary, "summary")
 
