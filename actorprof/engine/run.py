@@ -263,6 +263,7 @@ def reduce_logical(
     if engine.split_bytes < 1 or engine.block_bytes < 1:
         raise UsageError("split_bytes and block_bytes must be >= 1")
     report.kind = "logical"
+    _start_workers_early(engine)
     files = logical_files(path, phase=phase, num_pes=num_pes, report=report)
     report.num_pes = num_pes
     if progress is not None:
@@ -545,6 +546,19 @@ def run_map(
         futures = {pool.submit(func, unit): unit for unit in units}
         for future in as_completed(futures):
             yield futures[future], future.result()
+
+
+def _start_workers_early(engine: Engine) -> None:
+    """Start the local workers' fork server before the files are listed and
+    stat'ed (65,536 files: 0.4 s), not when the map starts: it imports the
+    reading code (0.3 s) meanwhile, on another CPU. Where the read turns
+    out too small for workers, it only waits, and ends with this process."""
+    if engine.scheduler is not None or engine.workers <= 1:
+        return
+    if _pool_context().get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
 
 
 def _pool_context() -> Any:
