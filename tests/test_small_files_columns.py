@@ -188,3 +188,22 @@ def test_file_entries_as_text_are_written_as_their_dicts(count: int) -> None:
     assert any(type(e) is JsonText for e in entries)
     as_dicts = {"files": report.to_dict()["files"]}
     assert "".join(iter_json({"files": entries})) == "".join(iter_json(as_dicts))
+
+
+@pytest.mark.parametrize("high", [5, 1 << 40, -3])  # one key; too wide for one; negative
+def test_sorted_rows_is_lexsorts_order(high: int) -> None:
+    from actorprof.engine.batch import _sorted_rows
+
+    rng = np.random.default_rng(2)
+    for n in (0, 1, 7, 500):
+        columns = (
+            np.sort(rng.integers(0, 4, n)),
+            rng.integers(min(high, 0), max(high, 1), n),
+            rng.integers(0, 3, n),
+        )
+        order, first = _sorted_rows(*columns)
+        want = np.lexsort(columns[::-1])
+        np.testing.assert_array_equal(order, want)
+        rows = np.stack([c[want] for c in columns], axis=1)
+        changed = np.r_[True, (rows[1:] != rows[:-1]).any(axis=1)][:n]
+        np.testing.assert_array_equal(first, changed)

@@ -187,14 +187,13 @@ def _group_sum(
     f: np.ndarray, src: np.ndarray, dst: np.ndarray, counts: np.ndarray, nbytes: np.ndarray
 ) -> tuple[np.ndarray, ...]:
     """Rows summed per (file, src, dst), sorted by them."""
-    order = np.lexsort((dst, src, f))
-    f, src, dst = f[order], src[order], dst[order]
-    first = np.r_[True, (f[1:] != f[:-1]) | (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])]
+    order, first = _sorted_rows(f, src, dst)
     at = np.flatnonzero(first)
+    rows = order[at]
     return (
-        f[at],
-        src[at],
-        dst[at],
+        f[rows],
+        src[rows],
+        dst[rows],
         np.add.reduceat(counts[order], at),
         np.add.reduceat(nbytes[order], at),
     )
@@ -202,7 +201,32 @@ def _group_sum(
 
 def _distinct(f: np.ndarray, pe: np.ndarray, node: np.ndarray) -> tuple[np.ndarray, ...]:
     """Distinct (file, pe, node) rows, sorted by them."""
-    order = np.lexsort((node, pe, f))
-    f, pe, node = f[order], pe[order], node[order]
-    first = np.r_[True, (f[1:] != f[:-1]) | (pe[1:] != pe[:-1]) | (node[1:] != node[:-1])]
-    return f[first], pe[first], node[first]
+    order, first = _sorted_rows(f, pe, node)
+    rows = order[first]
+    return f[rows], pe[rows], node[rows]
+
+
+def _sorted_rows(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The stable order sorting rows by ``columns`` (the first one first), and
+    which rows of that order differ from the one before.
+
+    Non-negative ids that fit in 62 bits together are sorted as one int64
+    (a third of ``np.lexsort``'s time); others by ``np.lexsort``: the same order.
+    """
+    widths = [int(c.max(initial=0)).bit_length() for c in columns]
+    if sum(widths) <= 62 and all(int(c.min(initial=0)) >= 0 for c in columns):
+        key = np.zeros(len(columns[0]), dtype=np.int64)
+        for column, width in zip(columns, widths, strict=True):
+            key = (key << width) | column
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        changed = np.ones(len(order), dtype=np.bool_)
+        changed[1:] = key[1:] != key[:-1]
+        return order, changed
+    order = np.lexsort(columns[::-1])
+    changed = np.zeros(len(order), dtype=np.bool_)
+    changed[:1] = True
+    for c in columns:
+        c = c[order]
+        changed[1:] |= c[1:] != c[:-1]
+    return order, changed
