@@ -207,3 +207,33 @@ def test_sorted_rows_is_lexsorts_order(high: int) -> None:
         rows = np.stack([c[want] for c in columns], axis=1)
         changed = np.r_[True, (rows[1:] != rows[:-1]).any(axis=1)][:n]
         np.testing.assert_array_equal(first, changed)
+
+
+@pytest.mark.parametrize("n", [0, 3, 10, 6000])
+def test_top_pair_rows_are_the_top_pairs(n: int) -> None:
+    """The summary takes the top pairs' bytes by their rows (not by a search
+    of 2 M pairs): the rows are those of the top pairs, in their order."""
+    import pandas as pd
+
+    from actorprof.analyze.matrix import top_pair_rows, top_pairs_at, top_pairs_of
+
+    rng = np.random.default_rng(4)
+    size = 20_000  # beyond 4 x 1024: the top is found by partition, ties included
+    pairs = pd.DataFrame(
+        {
+            "src_pe": rng.integers(0, 300, size),
+            "dst_pe": rng.integers(0, 300, size),
+            "messages": rng.integers(0, 6, size),
+        }
+    ).drop_duplicates(["src_pe", "dst_pe"], ignore_index=True)
+    pairs["bytes"] = pairs["messages"] * 8 + pairs["src_pe"]
+    rows = top_pair_rows(pairs, n)
+    top = top_pairs_of(pairs, n)
+    pd.testing.assert_frame_equal(top_pairs_at(pairs, rows), top)
+    want = pairs[pairs["messages"] > 0].sort_values(
+        ["messages", "src_pe", "dst_pe"], ascending=[False, True, True]
+    )[:n]
+    np.testing.assert_array_equal(rows, want.index.to_numpy())
+    keyed = pairs.set_index(["src_pe", "dst_pe"])["bytes"]
+    looked_up = keyed.reindex(pd.MultiIndex.from_arrays([top["src_pe"], top["dst_pe"]]))
+    np.testing.assert_array_equal(pairs["bytes"].to_numpy()[rows], looked_up.to_numpy())

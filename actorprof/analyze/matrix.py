@@ -39,7 +39,9 @@ __all__ = [
     "pe_totals",
     "pool_block",
     "pool_pairs",
+    "top_pair_rows",
     "top_pairs",
+    "top_pairs_at",
     "top_pairs_of",
     "window_pairs",
 ]
@@ -634,15 +636,30 @@ def node_pairs_matrix(pairs: pd.DataFrame, pe_node: pd.Series, column: str) -> p
 def top_pairs_of(pairs: pd.DataFrame, n: int = 10, column: str = "messages") -> pd.DataFrame:
     """The ``n`` largest pairs by ``column`` (as :func:`top_pairs`: ``src_pe``,
     ``dst_pe``, ``value``, ``share``); ties broken by source then destination."""
+    return top_pairs_at(pairs, top_pair_rows(pairs, n, column), column)
+
+
+def top_pair_rows(pairs: pd.DataFrame, n: int = 10, column: str = "messages") -> np.ndarray:
+    """Positions in ``pairs`` of the rows :func:`top_pairs_of` gives, in its order
+    (other columns of those pairs are then taken without a search)."""
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
+    values = pairs[column].to_numpy()
+    src = pairs["src_pe"].to_numpy()
+    dst = pairs["dst_pe"].to_numpy()
+    rows = _top_rows(values, src, dst, n)
+    order: np.ndarray = rows[np.lexsort((dst[rows], src[rows], -values[rows]))][:n]
+    kept: np.ndarray = order[values[order] > 0]
+    return kept
+
+
+def top_pairs_at(pairs: pd.DataFrame, order: np.ndarray, column: str = "messages") -> pd.DataFrame:
+    """The frame of :func:`top_pairs_of` for the rows ``order`` of ``pairs``
+    (:func:`top_pair_rows`)."""
     values = pairs[column].to_numpy()
     total = values.sum()
     src = pairs["src_pe"].to_numpy()
     dst = pairs["dst_pe"].to_numpy()
-    rows = _top_rows(values, src, dst, n)
-    order = rows[np.lexsort((dst[rows], src[rows], -values[rows]))][:n]
-    order = order[values[order] > 0]
     return pd.DataFrame(
         {
             "src_pe": src[order],

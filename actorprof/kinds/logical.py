@@ -37,7 +37,8 @@ from ..analyze.matrix import (
     pe_totals,
     pool_block,
     pool_pairs,
-    top_pairs_of,
+    top_pair_rows,
+    top_pairs_at,
     window_pairs,
 )
 from ..engine import Engine, reduce_logical
@@ -198,11 +199,9 @@ class LogicalView(Summarized):
             metrics[metric] = {
                 side: imbalance(loads[side]).to_dict() for side in ("sent", "received")
             }
-        pairs = top_pairs_of(self.pairs, top)
-        keyed = self.pairs.set_index(["src_pe", "dst_pe"])["bytes"]
-        pairs_bytes = keyed.reindex(
-            pd.MultiIndex.from_arrays([pairs["src_pe"], pairs["dst_pe"]])
-        ).to_numpy()
+        rows = top_pair_rows(self.pairs, top)
+        pairs = top_pairs_at(self.pairs, rows)
+        pairs_bytes = self.pairs["bytes"].to_numpy()[rows]  # (a search of 2 M pairs: 0.15 s)
         return {
             "kind": "logical",
             "actorprof_version": __version__,
