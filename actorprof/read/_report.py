@@ -172,9 +172,10 @@ class FileColumns:
         """A :class:`FileReport` of each file."""
         return [FileReport(*row) for row in self._rows()]
 
-    def to_json(self) -> list[JsonText]:
-        """What :meth:`to_dicts` gives, as compact JSON texts (one f-string
-        each: the dicts and their encoding cost three times as much)."""
+    def to_json(self) -> list[str]:
+        """What :meth:`to_dicts` gives, as compact JSON texts
+        (:class:`~actorprof.schema.JsonText`: one f-string each; the dicts
+        and their encoding cost three times as much)."""
         dumps = json.dumps
         return [
             JsonText(
@@ -383,9 +384,10 @@ class ReadReport(Summarized):
             "files": PlainList(self._file_dicts()) if files else [],
         }
 
-    def file_entries(self) -> PlainList:
-        """The per-file entries of :meth:`to_dict`, for the JSON writer: those
-        of the files held as columns as their JSON text (:class:`JsonText`)."""
+    def file_entries(self) -> list[Any]:
+        """The per-file entries of :meth:`to_dict`, for the JSON writer (a
+        :class:`~actorprof.schema.PlainList`): those of the files held as
+        columns as their JSON text (:class:`~actorprof.schema.JsonText`)."""
         out = PlainList()
         for f in self._entries():
             if isinstance(f, FileColumns):
