@@ -174,7 +174,7 @@ class FileColumns:
 
     def to_json(self) -> list[str]:
         """What :meth:`to_dicts` gives, as compact JSON texts
-        (:class:`~actorprof.schema.JsonText`: one f-string each; the dicts
+        (:class:`~actorprof._text.JsonText`: one f-string each; the dicts
         and their encoding cost three times as much)."""
         dumps = json.dumps
         return [
@@ -386,8 +386,8 @@ class ReadReport(Summarized):
 
     def file_entries(self) -> list[Any]:
         """The per-file entries of :meth:`to_dict`, for the JSON writer (a
-        :class:`~actorprof.schema.PlainList`): those of the files held as
-        columns as their JSON text (:class:`~actorprof.schema.JsonText`)."""
+        :class:`~actorprof._text.PlainList`): those of the files held as
+        columns as their JSON text (:class:`~actorprof._text.JsonText`)."""
         out = PlainList()
         for f in self._entries():
             if isinstance(f, FileColumns):
