@@ -375,6 +375,14 @@ def test_key_parser_reads_the_grammar_exactly(
         b", 1, 2, 3, 4, 5",
         b"1, 2, 3, 4",
         b"1, 2, 3, 4, 5, 6",
+        b"1, 2, 3, 4, 5 ",  # a space after the last digit
+        b" 1, 2, 3, 4, 5",
+        b"1,  2, 3, 4, 5",
+        b"1, 2, 3, 4, 5,",
+        b"1, 2, 3, 4,, 5",
+        b"1, 2, 3, 4, 5\x00",
+        b"1, 2, 3, 4,",  # 5 fields, the last empty
+        b"1, 2, 3, 4, ",
     ],
 )
 def test_key_parser_refuses(key: bytes) -> None:

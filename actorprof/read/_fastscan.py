@@ -67,8 +67,6 @@ _KEEP_LOW = np.array([(1 << (8 * j)) - 1 for j in range(9)], dtype=np.uint64)
 _MICRO_LIMIT = 2**53
 #: Digits of an integer field parsed by the fast path (every limit has fewer).
 _MAX_DIGITS = 17
-# byte classes of the key grammar, in KeyTable._parse_many
-_DIGIT, _COMMA, _SPACE, _START = 0, 1, 2, 3
 _ALL64 = (1 << 64) - 1
 
 
@@ -316,8 +314,8 @@ class KeyTable:
 
         One pass per byte column (at most 32), each over all keys at once: a
         field's value is built digit by digit (Horner) while the grammar is
-        checked from the previous byte's class. At 65,536 PEs nearly every
-        line is a new key, so this runs on every line.
+        checked from the previous byte (a digit? a comma?). At 65,536 PEs
+        nearly every line is a new key, so this runs on every line.
         """
         n = len(starts)
         n_ints = self.n_ints
@@ -330,7 +328,9 @@ class KeyTable:
         value = np.zeros(n, dtype=np.int64)
         digits = np.zeros(n, dtype=np.int64)  # digits of the field being read
         field = np.zeros(n, dtype=np.int64)
-        before = np.full(n, _START, dtype=np.int8)  # class of the previous byte
+        # the previous byte of the key: a digit, a comma (at the first byte: neither)
+        after_digit = np.zeros(n, dtype=np.bool_)
+        after_comma = np.zeros(n, dtype=np.bool_)
         bad = np.zeros(n, dtype=np.bool_)
         for j in range(width):
             c = columns[j]
@@ -340,9 +340,9 @@ class KeyTable:
             comma = (c == 44) & inside
             space = (c == 32) & inside
             bad |= inside & ~(digit | comma | space)
-            bad |= digit & (before == _COMMA)  # "1,2": a space must follow a comma
-            bad |= comma & (before != _DIGIT)
-            bad |= space & (before != _COMMA)
+            bad |= digit & after_comma  # "1,2": a space must follow a comma
+            bad |= comma & ~after_digit
+            bad |= space & ~after_comma
             value = np.where(digit, value * 10 + d, value)  # wraps past 17 digits: refused below
             digits += digit
             if comma.any():
@@ -352,10 +352,11 @@ class KeyTable:
                 value[at] = 0
                 digits[at] = 0
                 field[at] += 1
-            before = np.where(
-                digit, _DIGIT, np.where(comma, _COMMA, np.where(space, _SPACE, before))
-            ).astype(np.int8)
-        bad |= (before != _DIGIT) | (field != n_ints - 1) | (digits > _MAX_DIGITS)
+            after_digit, after_comma = digit, comma
+        if width < 1:
+            return None
+        last = columns[np.maximum(key_len - 1, 0), np.arange(n)] - np.uint8(48)  # a digit?
+        bad |= (last >= 10) | (key_len < 1) | (field != n_ints - 1) | (digits > _MAX_DIGITS)
         if bad.any():
             # beyond every limit, many leading zeros, or not the grammar: the exact parser decides
             return None
