@@ -550,9 +550,7 @@ class _FigureServer:
             fcntl.fcntl(jobs_write, fcntl.F_SETPIPE_SZ, _JOB_PIPE_BYTES)
         return cls(pid, jobs_write, results_read)
 
-    def submit(
-        self, target: Path, build: bytes, arrays: list[memoryview], dpi: int | None
-    ) -> bool:
+    def submit(self, target: Path, build: bytes, arrays: list[memoryview], dpi: int | None) -> bool:
         """Send a job (its pickle and its out-of-band buffers); False when the
         server is gone (the caller draws it)."""
         sizes = [len(build)] + [array.nbytes for array in arrays]
