@@ -39,6 +39,7 @@ __all__ = [
     "TimeExtremes",
     "Timeline",
     "TimelineAccumulator",
+    "count_dtype",
     "is_outlier",
     "outlier_window",
     "rebin",
@@ -70,7 +71,8 @@ class Timeline(Summarized):
     ----------
     counts
         Index ``time_s`` (bin start, seconds since ``start_s``), columns
-        ``pe`` (every PE 0..N-1), values: messages sent in the bin.
+        ``pe`` (every PE 0..N-1), values: messages sent in the bin
+        (int32; int64 when a count does not fit int32).
     bin_s
         Bin width in seconds.
     start_s
@@ -197,6 +199,16 @@ class TimelineAccumulator:
             for pe, n in theirs.items():
                 mine[pe] = mine.get(pe, 0) + n
         keys = other._keys
+        if other.level >= self.level and not len(self._keys) and not self._pending:
+            # into an empty accumulator: its state is the other's (sorted,
+            # distinct), not a copy sorted again (the whole run's cells, when
+            # the run has one phase); an empty state coarsens to any level
+            self.level = other.level
+            self._absorb_into_empty((keys, other._counts, other._low, other._high))
+            steps = _steps_to_fit(self._keys, self.bin_limit)
+            if steps:
+                self._coarsen_state(steps)
+            return
         if other.level < self.level:
             keys = _coarsen(keys, self.level - other.level)
         elif other.level > self.level:
@@ -274,8 +286,11 @@ class TimelineAccumulator:
         pe = self._keys // _PE_SHIFT
         first = int(bins.min())
         span = int(bins.max()) - first + 1
-        table = np.zeros((span, n), dtype=np.int64)
-        np.add.at(table, (bins - first, pe), self._counts)
+        # a cell per (bin, PE) key, the keys distinct: each count is set once,
+        # in the narrowest of int32 and int64 that holds the largest of them
+        # (65 MB instead of 131 MB at 65,536 PEs)
+        table = np.zeros((span, n), dtype=count_dtype(int(self._counts.max())))
+        table[bins - first, pe] = self._counts
         # keys are sorted, so each PE's cells are one run
         pes, starts = np.unique(pe, return_index=True)
         pe_first = np.full(n, np.nan)
@@ -417,7 +432,10 @@ def rebin_onto(timeline: Timeline, width_s: float, origin_s: float) -> Timeline 
     groups = (start_us - origin_us + np.arange(n) * own_us) // width_us
     first = int(groups[0])
     values = timeline.counts.to_numpy()
-    out = np.zeros((int(groups[-1]) - first + 1, values.shape[1]), dtype=values.dtype)
+    out = np.zeros(
+        (int(groups[-1]) - first + 1, values.shape[1]),
+        dtype=_sum_dtype(values, width_us // own_us),
+    )
     np.add.at(out, groups - first, values)
     return replace(
         timeline,
@@ -430,6 +448,21 @@ def rebin_onto(timeline: Timeline, width_s: float, origin_s: float) -> Timeline 
         bin_s=width_s,
         start_s=(origin_us + first * width_us) / 1e6,
     )
+
+
+def count_dtype(largest: int) -> type[np.signedinteger[Any]]:
+    """The dtype of a table of counts up to ``largest``: int32 when it holds
+    them (half the memory), else int64."""
+    return np.int32 if largest <= np.iinfo(np.int32).max else np.int64
+
+
+def _sum_dtype(values: np.ndarray, factor: int) -> np.dtype[Any]:
+    """The dtype of sums of up to ``factor`` of ``values``' cells: theirs,
+    widened to int64 when an int32 sum could pass its largest value."""
+    if values.dtype == np.int32 and values.size:
+        largest = max(int(values.max()), -int(values.min()))
+        return np.dtype(count_dtype(largest * factor))
+    return values.dtype
 
 
 def _count_into(counts: dict[int, int], pe: np.ndarray, weights: np.ndarray | None = None) -> None:
@@ -527,7 +560,7 @@ def rebin(timeline: Timeline, bins: int) -> Timeline:
         return timeline
     groups = np.arange(n) // factor
     values = timeline.counts.to_numpy()
-    out = np.zeros((int(groups.max()) + 1, values.shape[1]), dtype=values.dtype)
+    out = np.zeros((int(groups.max()) + 1, values.shape[1]), dtype=_sum_dtype(values, factor))
     np.add.at(out, groups, values)
     width = timeline.bin_s * factor
     index = pd.Index(np.arange(len(out)) * width, name="time_s")
