@@ -205,9 +205,7 @@ class TimelineAccumulator:
             # the run has one phase); an empty state coarsens to any level
             self.level = other.level
             self._absorb_into_empty((keys, other._counts, other._low, other._high))
-            steps = _steps_to_fit(self._keys, self.bin_limit)
-            if steps:
-                self._coarsen_state(steps)
+            self._fit_cells()
             return
         if other.level < self.level:
             keys = _coarsen(keys, self.level - other.level)
@@ -347,15 +345,18 @@ class TimelineAccumulator:
 
     def _consolidate(self) -> None:
         if self._pending:
-            parts = self._pending
+            # the state and the pending cells as columns, held only there: each
+            # column's parts are let go once joined (the state and the pending
+            # cells are each the run's cells at many PEs)
+            parts = [(self._keys, self._counts, self._low, self._high), *self._pending]
             self._pending, self._pending_size = [], 0
-            self._absorb(tuple(np.concatenate([p[i] for p in parts]) for i in range(4)))
+            columns = [[part[i] for part in parts] for i in range(4)]
+            del parts
+            self._absorb_into_empty(tuple(np.zeros(0, dtype=np.int64) for _ in range(4)))
+            self._absorb_into_empty(_cells_sum_columns(columns))
+            self._fit_cells()
 
-    def _absorb(self, cells: tuple[np.ndarray, ...]) -> None:
-        mine = (self._keys, self._counts, self._low, self._high)
-        self._absorb_into_empty(
-            _cells_sum(*(np.concatenate([a, b]) for a, b in zip(mine, cells, strict=True)))
-        )
+    def _fit_cells(self) -> None:
         steps = _steps_to_fit(self._keys, self.bin_limit)
         if steps:  # at once: the same cells as one step at a time, one sort
             self._coarsen_state(steps)
@@ -481,16 +482,34 @@ def _cells_sum(
     keys: np.ndarray, counts: np.ndarray, low: np.ndarray, high: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Cells of equal keys summed (counts) and reduced (min low, max high), sorted."""
+    return _cells_sum_columns([[keys], [counts], [low], [high]])
+
+
+def _cells_sum_columns(
+    columns: list[list[np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_cells_sum` of the cells given as parts of each column (keys,
+    counts, low, high), joined in order; each column's list is emptied once
+    it is joined, so that parts held nowhere else are let go as it goes."""
+
+    def joined(i: int) -> np.ndarray:
+        parts = columns[i]
+        out = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        parts.clear()
+        return out
+
+    keys = joined(0)
     if not len(keys):
-        return keys, counts, low, high
+        return keys, joined(1), joined(2), joined(3)
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
     starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    keys = keys[starts]
     return (
-        keys[starts],
-        np.add.reduceat(counts[order], starts),
-        np.minimum.reduceat(low[order], starts),
-        np.maximum.reduceat(high[order], starts),
+        keys,
+        np.add.reduceat(joined(1)[order], starts),
+        np.minimum.reduceat(joined(2)[order], starts),
+        np.maximum.reduceat(joined(3)[order], starts),
     )
 
 
