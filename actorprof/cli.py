@@ -343,11 +343,8 @@ def main() -> None:
     stdout lists the files written, one per line; notes go to stderr.
     Exit codes: 0 success, 1 data error, 2 usage error.
     """
-    from ._memory import free_large_blocks_at_once
-
     one_blas_thread()
     fewer_gc_passes()
-    free_large_blocks_at_once()
 
 
 #: Container allocations between two young-generation collections (Python: 700).
