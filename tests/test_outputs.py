@@ -340,3 +340,28 @@ def test_long_csv_is_written_a_slice_at_a_time_with_the_same_bytes(
     )
     written = write.OutputWriter(tmp_path, kind="links").csv(frame, "t", index=index)
     assert written.read_bytes() == frame.to_csv(index=index, lineterminator="\n").encode()
+
+
+def test_json_conversion_copies_only_what_changes() -> None:
+    import math
+
+    import numpy as np
+
+    from actorprof.write import dumps_json, to_jsonable
+
+    plain = {"coverage": [{"path": "PE0_send.csv", "skipped": {"short": 2}}] * 3, "n": 1.5}
+    assert to_jsonable(plain) is plain  # nothing to convert: not copied
+    mixed = {
+        "a": [1, {"b": np.int64(2)}, "c"],
+        "kept": {"x": [1, 2]},
+        3: (np.float64(math.nan), 4),
+        "d": np.arange(2),
+    }
+    out = to_jsonable(mixed)
+    assert out == {"a": [1, {"b": 2}, "c"], "kept": {"x": [1, 2]}, "3": [None, 4], "d": [0, 1]}
+    assert out is not mixed and out["kept"] is mixed["kept"]
+    assert type(out["a"][1]["b"]) is int
+    assert mixed["a"][1]["b"].dtype == np.int64  # the input is not modified
+    assert dumps_json(out) == dumps_json(
+        {"a": [1, {"b": 2}, "c"], "kept": {"x": [1, 2]}, "3": [None, 4], "d": [0, 1]}
+    )

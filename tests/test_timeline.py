@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -67,6 +68,41 @@ def test_rebin() -> None:
     assert r.counts[0].tolist() == [4, 4, 2]
     with pytest.raises(ValueError):
         rebin(tl, 0)
+
+
+def test_counts_beyond_int32_stay_exact() -> None:
+    # the table is int32 only while every count fits: a count past it is int64
+    acc = TimelineAccumulator()
+    acc.add(frame([0, 0, 1], [10.0, 10.0, 10.0021]))
+    small = acc.result()
+    assert small.counts.to_numpy().dtype == np.int32
+    for _ in range(31):  # doubles every count: 2 * 2**31 in PE 0's first bin
+        acc.merge(acc)
+    big = acc.result()
+    assert big.counts.to_numpy().dtype == np.int64
+    assert big.counts.to_numpy().tolist() == [[2**32, 0], [0, 0], [0, 2**31]]
+    assert int(big.counts.to_numpy().sum()) == 3 * 2**31
+    # sums of int32 counts that pass int32 widen too (the display's bins)
+    top = np.iinfo(np.int32).max
+    near = replace(small, counts=pd.DataFrame(np.array([[top], [top]], dtype=np.int32)))
+    merged = rebin(near, 1)
+    assert merged.counts.to_numpy().dtype == np.int64
+    assert merged.counts.to_numpy().tolist() == [[2 * top]]
+    assert rebin(small, 1).counts.to_numpy().dtype == np.int32  # fits: stays narrow
+    assert rebin(small, 1).counts.to_numpy().tolist() == [[2, 1]]
+
+
+def test_merge_into_an_empty_accumulator_takes_its_state() -> None:
+    rng = np.random.default_rng(2)
+    df = frame(list(rng.integers(0, 5, 4000)), list(20 + 3 * rng.random(4000)))
+    coarse = TimelineAccumulator(max_bins=50)
+    coarse.add(df)
+    coarse.result()
+    assert coarse.level > 0
+    empty = TimelineAccumulator(max_bins=50)
+    empty.merge(coarse)
+    assert empty.level == coarse.level
+    pd.testing.assert_frame_equal(empty.result().counts, send_timeline(df, max_bins=50).counts)
 
 
 def test_real_trace_and_phases(examples: Path, data: Path) -> None:

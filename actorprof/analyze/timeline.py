@@ -39,6 +39,7 @@ __all__ = [
     "TimeExtremes",
     "Timeline",
     "TimelineAccumulator",
+    "count_dtype",
     "is_outlier",
     "outlier_window",
     "rebin",
@@ -70,7 +71,8 @@ class Timeline(Summarized):
     ----------
     counts
         Index ``time_s`` (bin start, seconds since ``start_s``), columns
-        ``pe`` (every PE 0..N-1), values: messages sent in the bin.
+        ``pe`` (every PE 0..N-1), values: messages sent in the bin
+        (int32; int64 when a count does not fit int32).
     bin_s
         Bin width in seconds.
     start_s
@@ -197,6 +199,14 @@ class TimelineAccumulator:
             for pe, n in theirs.items():
                 mine[pe] = mine.get(pe, 0) + n
         keys = other._keys
+        if other.level >= self.level and not len(self._keys) and not self._pending:
+            # into an empty accumulator: its state is the other's (sorted,
+            # distinct), not a copy sorted again (the whole run's cells, when
+            # the run has one phase); an empty state coarsens to any level
+            self.level = other.level
+            self._absorb_into_empty((keys, other._counts, other._low, other._high))
+            self._fit_cells()
+            return
         if other.level < self.level:
             keys = _coarsen(keys, self.level - other.level)
         elif other.level > self.level:
@@ -274,8 +284,11 @@ class TimelineAccumulator:
         pe = self._keys // _PE_SHIFT
         first = int(bins.min())
         span = int(bins.max()) - first + 1
-        table = np.zeros((span, n), dtype=np.int64)
-        np.add.at(table, (bins - first, pe), self._counts)
+        # a cell per (bin, PE) key, the keys distinct: each count is set once,
+        # in the narrowest of int32 and int64 that holds the largest of them
+        # (65 MB instead of 131 MB at 65,536 PEs)
+        table = np.zeros((span, n), dtype=count_dtype(int(self._counts.max())))
+        table[bins - first, pe] = self._counts
         # keys are sorted, so each PE's cells are one run
         pes, starts = np.unique(pe, return_index=True)
         pe_first = np.full(n, np.nan)
@@ -332,15 +345,18 @@ class TimelineAccumulator:
 
     def _consolidate(self) -> None:
         if self._pending:
-            parts = self._pending
+            # the state and the pending cells as columns, held only there: each
+            # column's parts are let go once joined (the state and the pending
+            # cells are each the run's cells at many PEs)
+            parts = [(self._keys, self._counts, self._low, self._high), *self._pending]
             self._pending, self._pending_size = [], 0
-            self._absorb(tuple(np.concatenate([p[i] for p in parts]) for i in range(4)))
+            columns = [[part[i] for part in parts] for i in range(4)]
+            del parts
+            self._absorb_into_empty(tuple(np.zeros(0, dtype=np.int64) for _ in range(4)))
+            self._absorb_into_empty(_cells_sum_columns(columns))
+            self._fit_cells()
 
-    def _absorb(self, cells: tuple[np.ndarray, ...]) -> None:
-        mine = (self._keys, self._counts, self._low, self._high)
-        self._absorb_into_empty(
-            _cells_sum(*(np.concatenate([a, b]) for a, b in zip(mine, cells, strict=True)))
-        )
+    def _fit_cells(self) -> None:
         steps = _steps_to_fit(self._keys, self.bin_limit)
         if steps:  # at once: the same cells as one step at a time, one sort
             self._coarsen_state(steps)
@@ -417,7 +433,10 @@ def rebin_onto(timeline: Timeline, width_s: float, origin_s: float) -> Timeline 
     groups = (start_us - origin_us + np.arange(n) * own_us) // width_us
     first = int(groups[0])
     values = timeline.counts.to_numpy()
-    out = np.zeros((int(groups[-1]) - first + 1, values.shape[1]), dtype=values.dtype)
+    out = np.zeros(
+        (int(groups[-1]) - first + 1, values.shape[1]),
+        dtype=_sum_dtype(values, width_us // own_us),
+    )
     np.add.at(out, groups - first, values)
     return replace(
         timeline,
@@ -430,6 +449,21 @@ def rebin_onto(timeline: Timeline, width_s: float, origin_s: float) -> Timeline 
         bin_s=width_s,
         start_s=(origin_us + first * width_us) / 1e6,
     )
+
+
+def count_dtype(largest: int) -> type[np.signedinteger[Any]]:
+    """The dtype of a table of counts up to ``largest``: int32 when it holds
+    them (half the memory), else int64."""
+    return np.int32 if largest <= np.iinfo(np.int32).max else np.int64
+
+
+def _sum_dtype(values: np.ndarray, factor: int) -> np.dtype[Any]:
+    """The dtype of sums of up to ``factor`` of ``values``' cells: theirs,
+    widened to int64 when an int32 sum could pass its largest value."""
+    if values.dtype == np.int32 and values.size:
+        largest = max(int(values.max()), -int(values.min()))
+        return np.dtype(count_dtype(largest * factor))
+    return values.dtype
 
 
 def _count_into(counts: dict[int, int], pe: np.ndarray, weights: np.ndarray | None = None) -> None:
@@ -448,16 +482,34 @@ def _cells_sum(
     keys: np.ndarray, counts: np.ndarray, low: np.ndarray, high: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Cells of equal keys summed (counts) and reduced (min low, max high), sorted."""
+    return _cells_sum_columns([[keys], [counts], [low], [high]])
+
+
+def _cells_sum_columns(
+    columns: list[list[np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_cells_sum` of the cells given as parts of each column (keys,
+    counts, low, high), joined in order; each column's list is emptied once
+    it is joined, so that parts held nowhere else are let go as it goes."""
+
+    def joined(i: int) -> np.ndarray:
+        parts = columns[i]
+        out = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        parts.clear()
+        return out
+
+    keys = joined(0)
     if not len(keys):
-        return keys, counts, low, high
+        return keys, joined(1), joined(2), joined(3)
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
     starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    keys = keys[starts]
     return (
-        keys[starts],
-        np.add.reduceat(counts[order], starts),
-        np.minimum.reduceat(low[order], starts),
-        np.maximum.reduceat(high[order], starts),
+        keys,
+        np.add.reduceat(joined(1)[order], starts),
+        np.minimum.reduceat(joined(2)[order], starts),
+        np.maximum.reduceat(joined(3)[order], starts),
     )
 
 
@@ -527,7 +579,7 @@ def rebin(timeline: Timeline, bins: int) -> Timeline:
         return timeline
     groups = np.arange(n) // factor
     values = timeline.counts.to_numpy()
-    out = np.zeros((int(groups.max()) + 1, values.shape[1]), dtype=values.dtype)
+    out = np.zeros((int(groups.max()) + 1, values.shape[1]), dtype=_sum_dtype(values, factor))
     np.add.at(out, groups, values)
     width = timeline.bin_s * factor
     index = pd.Index(np.arange(len(out)) * width, name="time_s")

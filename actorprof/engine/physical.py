@@ -16,9 +16,11 @@ the numbers, line accounting and errors of the plain reader
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from os import PathLike
 from pathlib import Path
+
+import numpy as np
 
 from .._progress import ProgressSink
 from ..analyze.physical_partial import PhysicalPartial
@@ -92,7 +94,12 @@ def reduce_physical_range(unit: PhysicalUnit) -> PhysicalRange:
 class _Sums:
     """Partials summed as they come, in bounded memory: the pending ones are
     joined once they hold more rows than the sum so far (at 65,536 PEs nearly
-    every line is a link of its own, so the sum is as big as what is pending)."""
+    every line is a link of its own, so the sum is as big as what is pending).
+
+    Sized partials are held by their rows per (link, size) only: a join makes
+    the per-link sums from those, so the parts' and the running sum's own
+    (as many rows again) are let go until the last join makes the result's.
+    """
 
     def __init__(self, sized: bool) -> None:
         self.total = PhysicalPartial(sized=sized)
@@ -100,19 +107,40 @@ class _Sums:
         self.rows = 0
 
     def add(self, part: PhysicalPartial) -> None:
+        part = _sized_only(part)
         self.pending.append(part)
-        self.rows += len(part.links) + len(part.sized_links)
-        if self.rows > max(len(self.total.links) + len(self.total.sized_links), 1 << 20):
+        self.rows += _rows(part)
+        if self.rows > max(_rows(self.total), 1 << 20):
             self._join()
 
     def _join(self) -> None:
         if self.pending:
-            parts, self.pending, self.rows = [self.total, *self.pending], [], 0
+            total, self.total = self.total, PhysicalPartial(sized=self.total.sized)
+            parts, self.pending, self.rows = [_sized_only(total), *self.pending], [], 0
+            del total  # its per-link sums let go before the join
             self.total = PhysicalPartial.join(parts)
 
     def result(self) -> PhysicalPartial:
         self._join()
         return self.total
+
+
+def _rows(part: PhysicalPartial) -> int:
+    """The rows a join of ``part`` reads: per (link, size) when sized, else per link."""
+    return len(part.sized_links) if part.sized else len(part.links)
+
+
+def _sized_only(part: PhysicalPartial) -> PhysicalPartial:
+    """A sized ``part`` without its per-link sums (:meth:`PhysicalPartial.join`
+    makes a join's from the rows per size); any other as it is."""
+    if not part.sized:
+        return part
+    return replace(
+        part,
+        links=np.zeros(0, dtype=np.uint64),
+        calls=np.zeros(0, dtype=np.int64),
+        nbytes=np.zeros(0, dtype=np.int64),
+    )
 
 
 def reduce_physical(
@@ -163,6 +191,7 @@ def reduce_physical(
     found: dict[int, PhysicalRange] = {}
     done = 0
     for unit, result in run_map(reduce_physical_range, units, engine, serial=serial):
+        result.partial = _sized_only(result.partial)  # not held twice until the merge
         found[unit.start] = result
         done += result.report.bytes_read
         if progress is not None:

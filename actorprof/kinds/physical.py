@@ -240,10 +240,7 @@ class PhysicalView(Summarized):
         for t in self.types_shown():
             links = mats.by_type[t].pairs
             pairs = top_pairs_of(links, top)
-            keyed = links.set_index(["src_pe", "dst_pe"])["bytes"]
-            nbytes = keyed.reindex(
-                pd.MultiIndex.from_arrays([pairs["src_pe"], pairs["dst_pe"]])
-            ).to_numpy()
+            nbytes = _bytes_of(links, pairs)
             top_links[t] = [
                 {
                     "src_pe": int(src),
@@ -489,6 +486,25 @@ def physical_view(
     if own:
         report.emit_python_warnings()
     return view
+
+
+def _bytes_of(links: pd.DataFrame, pairs: pd.DataFrame) -> list[int]:
+    """The ``bytes`` of each of ``pairs``' (src_pe, dst_pe) links (a few of
+    them) in ``links`` (distinct links), found without indexing the
+    millions of links of a 65,536-PE trace."""
+    src, dst = links["src_pe"].to_numpy(), links["dst_pe"].to_numpy()
+    rows = np.flatnonzero(np.isin(src, pairs["src_pe"].to_numpy()))
+    rows = rows[np.isin(dst[rows], pairs["dst_pe"].to_numpy())]
+    nbytes = links["bytes"].to_numpy()
+    found = {
+        (s, d): b
+        for s, d, b in zip(
+            src[rows].tolist(), dst[rows].tolist(), nbytes[rows].tolist(), strict=True
+        )
+    }
+    return [
+        found[s, d] for s, d in zip(pairs["src_pe"].tolist(), pairs["dst_pe"].tolist(), strict=True)
+    ]
 
 
 def accumulate(partial: PhysicalPartial, num_pes: int | None = None) -> PhysicalAccumulator:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._memory import release_memory
 from .._progress import ProgressSink
 from .._repr import Summarized, count
 from .._text import run_name
@@ -242,6 +243,9 @@ def timeline_view(
         del acc, extremes  # in the total now: not held beside its table
         if not name and found.keys() - {""}:
             report.notes = [n for n in report.notes if "other phases here" not in n]
+    # the read's garbage (each unit's cells, reports and extremes) given back
+    # before the table is made: the table is the view's peak
+    release_memory()
     timeline = total.result(num_pes)
     spans = []
     for label, first_s, last_s, messages in partial:
