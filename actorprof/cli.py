@@ -1131,7 +1131,11 @@ def report(
     release_memory()
     files = FigureFiles(output_dir, fmt=fmt, dpi=dpi) if figure_files else None
     collector = FigureCollector(
-        fmt=fmt, dpi=EMBED_DPI if dpi is None else dpi, files=files, background=True
+        fmt=fmt,
+        dpi=EMBED_DPI if dpi is None else dpi,
+        files=files,
+        background=True,
+        warm=figure_modules("aggregation"),
     )
     failed = report_figures(
         run, collector, top=top, warn=console.warn, verbose=console.verbose, release=True
