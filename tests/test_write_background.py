@@ -29,6 +29,7 @@ from .conftest import snapshot
 
 DATA = Path(__file__).resolve().parent / "data"
 SPARE_CPUS = actorprof.write._spare_cpus
+BUSY_CPUS = actorprof.write._busy_cpus
 HEATMAP = "PE x PE"  # the title of the logical heatmap
 
 pytestmark = pytest.mark.skipif(
@@ -221,18 +222,33 @@ def test_no_child_without_a_spare_cpu_or_with_threads_running(
         thread.join()
     assert out.finish() == [tmp_path / "k_b.png"]
     monkeypatch.setattr(os, "cpu_count", lambda: 8)
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.5, 0.5, 0.5))
+    monkeypatch.setattr(actorprof.write, "_busy_cpus", lambda: 0.5)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
     assert SPARE_CPUS() == 0
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 3, 5}, raising=False)
     assert SPARE_CPUS() == 2
-    monkeypatch.setattr(os, "getloadavg", lambda: (6.5, 1.0, 1.0))  # a busy machine
+    monkeypatch.setattr(actorprof.write, "_busy_cpus", lambda: 6.5)  # a busy machine
     assert SPARE_CPUS() == 1
-    monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 1.0, 1.0))
+    monkeypatch.setattr(actorprof.write, "_busy_cpus", lambda: 9.0)
     assert SPARE_CPUS() == 0
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(actorprof.write, "_busy_cpus", lambda: 0.0)
     monkeypatch.setattr(sys, "platform", "darwin")
     assert SPARE_CPUS() == 0
+
+
+def test_busy_cpus_are_the_threads_running_now_else_the_load_average(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    busy = BUSY_CPUS
+    loadavg = tmp_path / "loadavg"
+    loadavg.write_text("1.21 1.10 0.95 1/345 12345\n")  # only this process runs
+    assert busy(str(loadavg)) == 0.0
+    loadavg.write_text("3.80 3.10 2.95 4/345 12345\n")  # three others run
+    assert busy(str(loadavg)) == 3.0
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.5, 1.0, 1.0))
+    assert busy(str(tmp_path / "absent")) == 2.5
+    loadavg.write_text("garbled\n")
+    assert busy(str(loadavg)) == 2.5
 
 
 def test_a_refused_fork_draws_the_figure_here(
