@@ -458,3 +458,35 @@ def test_plot_layouts_uses_the_current_axes_when_none_is_given() -> None:
     table = predict_layouts(_pairs_of([(0, 3, 10)]), [(4, 1), (2, 2)])
     ax = plot_layouts(table, annotate=False)
     assert ax is plt.gca() and not ax.texts
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_logical_pairs_count_as_a_pandas_groupby(seed: int) -> None:
+    """Folded keys counted with numpy, or pandas where the ranges are too
+    wide: the pairs of every chunk as ``groupby(...).size()`` gives them."""
+    from actorprof.analyze.conveyors.model import logical_pairs
+
+    rng = np.random.default_rng(seed)
+    chunks = []
+    for _ in range(int(rng.integers(1, 4))):
+        n = int(rng.integers(0, 300))
+        top = [int(rng.choice([4, 65_536, 2**31 - 1])) for _ in range(2)]
+        chunks.append(
+            pd.DataFrame(
+                {
+                    "src_pe": rng.integers(0, top[0], n, endpoint=True).astype(np.int32),
+                    "dst_pe": rng.integers(0, top[1], n, endpoint=True).astype(np.int32),
+                    "msg_bytes": rng.choice([8, 16, 2**32], n).astype(np.int64),
+                }
+            )
+        )
+    keys = ["src_pe", "dst_pe", "msg_bytes"]
+    got = logical_pairs(iter(chunks))
+    frames = [c for c in chunks if len(c)]
+    if not frames:
+        assert got.empty
+        return
+    want = pd.concat(frames).groupby(keys).size().rename("messages").reset_index()
+    want = want.astype(np.int64)
+    want["payload_bytes"] = want["messages"] * want["msg_bytes"]
+    pd.testing.assert_frame_equal(got, want[got.columns.tolist()])
