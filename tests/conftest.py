@@ -33,6 +33,16 @@ def examples() -> Path:
 
 
 @pytest.fixture(autouse=True)
+def _figures_drawn_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No figure server or figure child unless a test asks for them
+    (tests/test_write_background.py): whether a CPU is idle depends on the
+    machine at that instant, and a test's outcome must not."""
+    import actorprof.write
+
+    monkeypatch.setattr(actorprof.write, "_spare_cpus", lambda: 0)
+
+
+@pytest.fixture(autouse=True)
 def _close_figures() -> Iterator[None]:
     yield
     import matplotlib.pyplot as plt
