@@ -146,7 +146,9 @@ class OutputWriter:
     :meth:`finish` must then be called: it waits for the children and
     raises the error a child met, the one the same figure would have raised
     here. Files stay atomic either way
-    and hold the same bytes; ``written`` keeps the order of the calls.
+    and hold the same bytes; ``written`` keeps the order of the calls. The
+    files asked for after a figure that fails in the background are still
+    written (whole): the serial route would have stopped at the figure.
 
     ``warm`` (with ``background``) goes further for figures given to
     :meth:`draw`: a figure server is forked at once, imports those modules
