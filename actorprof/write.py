@@ -260,31 +260,15 @@ class OutputWriter:
 
     def _fork(self, target: Path, write: Callable[[Any], Any]) -> Path:
         """Write ``target`` in a forked child; the parent returns at once."""
-        for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
-            stream.flush()
-        read_end, write_end = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:  # no memory or process left for a child: draw it here
-            os.close(read_end)
-            os.close(write_end)
+
+        def work() -> bytes:
+            self._write_file(target, write)  # not _atomic: no sibling to wait for
+            return b""
+
+        forked = fork_child(work)
+        if forked is None:  # no memory or process left for a child: draw it here
             return self._atomic(target, write)
-        if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
-            status = 0
-            try:
-                os.close(read_end)
-                # a collection would walk (and copy) every page shared with the
-                # parent; the child draws one figure and exits
-                gc.disable()
-                try:
-                    self._write_file(target, write)  # not _atomic: no sibling to wait for
-                except BaseException as exc:  # every failure goes to the parent
-                    status = 1
-                    _send(write_end, _failure(exc))
-            finally:
-                os._exit(status)  # no atexit handlers, no flush of the parent's buffers
-        os.close(write_end)
-        self._children.append(_Child(pid, read_end, target))
+        self._children.append(_Child(*forked, target))
         self.written.append(target)
         return target
 
@@ -477,18 +461,69 @@ def _busy_cpus(loadavg: str = "/proc/loadavg") -> float:
         return 0.0
 
 
-class _Child:
+def fork_child(work: Callable[[], bytes]) -> tuple[int, int] | None:
+    """Run ``work`` in a forked child; its pid and the pipe it answers on.
+
+    The child sends what ``work`` returns, or its error pickled with its
+    traceback (:func:`_failure`) and exits 1; it runs without garbage
+    collection (a collection would walk, and copy, every page shared with
+    the parent) and leaves by ``os._exit``. None: no process could be made.
+    """
+    for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
+        stream.flush()
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return None
+    if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
+        status = 0
+        try:
+            os.close(read_end)
+            gc.disable()
+            try:
+                payload = work()
+            except BaseException as exc:  # every failure goes to the parent
+                status = 1
+                payload = _failure(exc)
+            if payload:
+                _send(write_end, payload)
+        finally:
+            os._exit(status)  # no atexit handlers, no flush of the parent's buffers
+    os.close(write_end)
+    return pid, read_end
+
+
+class ForkedChild:
+    """A child of :func:`fork_child`: whether it is done, and what it sent."""
+
+    def __init__(self, pid: int, pipe: int) -> None:
+        self.pid, self.pipe = pid, pipe
+        self._status: int | None = None
+
+    def done(self) -> bool:
+        """Whether the child has exited (it is then reaped: call :meth:`received`)."""
+        pid, status = os.waitpid(self.pid, os.WNOHANG)
+        if pid:
+            self._status = status
+        return bool(pid)
+
+    def received(self) -> tuple[bytes, int]:
+        """What the child sent, and its wait status (waits for it)."""
+        with os.fdopen(self.pipe, "rb") as pipe:
+            payload = pipe.read()  # before waiting: a long answer must not block the child
+        status = self._status if self._status is not None else os.waitpid(self.pid, 0)[1]
+        return payload, status
+
+
+class _Child(ForkedChild):
     """A forked child writing one file; its failure comes back through a pipe."""
 
     def __init__(self, pid: int, pipe: int, target: Path) -> None:
-        self.pid, self.pipe, self.target = pid, pipe, target
-
-    def done(self) -> bool:
-        """Whether the child has exited (it is then reaped: call :meth:`collect`)."""
-        pid, status = os.waitpid(self.pid, os.WNOHANG)
-        if pid:
-            self._status: int | None = status
-        return bool(pid)
+        super().__init__(pid, pipe)
+        self.target = target
 
     def collect(self) -> BaseException | None:
         """The child's error, None when it wrote its file (waits for it)."""
@@ -497,11 +532,7 @@ class _Child:
 
     def outcome(self) -> bytes | None:
         """The child's error pickled, None when it wrote its file (waits for it)."""
-        with os.fdopen(self.pipe, "rb") as pipe:
-            payload = pipe.read()  # before waiting: a long report must not block the child
-        status = getattr(self, "_status", None)
-        if status is None:
-            status = os.waitpid(self.pid, 0)[1]
+        payload, status = self.received()
         if payload:
             return payload
         if os.waitstatus_to_exitcode(status) != 0:

@@ -11,13 +11,11 @@ full size), nothing fetched from the network.
 from __future__ import annotations
 
 import base64
-import gc
 import importlib
 import io
 import os
 import pickle
 import re
-import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
-from ..write import OutputWriter, _exit_text, _failure, _restore, _send, suptitle_of
+from ..write import (
+    ForkedChild,
+    OutputWriter,
+    _exit_text,
+    _restore,
+    fork_child,
+    suptitle_of,
+)
 from ._html import (
     CSS,
     compact,
@@ -204,30 +209,14 @@ class FigureCollector:
         # the idle CPUs and this one: it mostly waits for the children here
         while len(self._children) > self._spare:
             self._collect(block=True, first=True)
-        for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
-            stream.flush()
-        read_end, write_end = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:  # no memory or process left for a child: drawn here
-            os.close(read_end)
-            os.close(write_end)
+        forked = fork_child(
+            lambda: pickle.dumps(self._embedded(build(), name, dpi), pickle.HIGHEST_PROTOCOL)
+        )
+        if forked is None:  # no memory or process left for a child: drawn here
             return self.figure(build(), name, dpi=dpi)
-        if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
-            try:
-                os.close(read_end)
-                gc.disable()  # a collection would copy every page shared with the parent
-                try:
-                    result: object = self._embedded(build(), name, dpi)
-                except BaseException as exc:
-                    result = _failure(exc)
-                _send(write_end, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
-            finally:
-                os._exit(0)
-        os.close(write_end)
         place = EmbeddedFigure(self.section, self.scope, name, "", b"", self.fmt, 0, 0)
         self.figures.append(place)  # its place in the page, filled by finish()
-        self._children.append(_Drawing(pid, read_end, place))
+        self._children.append(_Drawing(*forked, place))
         return name
 
     def finish(self) -> list[tuple[str, str | None, BaseException]]:
@@ -282,30 +271,22 @@ class FigureCollector:
         return name
 
 
-class _Drawing:
+class _Drawing(ForkedChild):
     """A forked child drawing one figure of the page; its result comes back through a pipe."""
 
     def __init__(self, pid: int, pipe: int, place: EmbeddedFigure) -> None:
-        self.pid, self.pipe, self.place = pid, pipe, place
-        self._status: int | None = None
-
-    def done(self) -> bool:
-        pid, status = os.waitpid(self.pid, os.WNOHANG)
-        if pid:
-            self._status = status
-        return bool(pid)
+        super().__init__(pid, pipe)
+        self.place = place
 
     def outcome(self) -> EmbeddedFigure | BaseException:
         """The figure, or the error that stopped it (waits for the child)."""
-        with os.fdopen(self.pipe, "rb") as pipe:
-            payload = pipe.read()  # before waiting: a big figure must not block the child
-        status = self._status if self._status is not None else os.waitpid(self.pid, 0)[1]
+        payload, status = self.received()
         if not payload:
             return RuntimeError(
                 f"the process drawing this figure stopped ({_exit_text(status)}); rerun"
             )
-        result = pickle.loads(payload)  # our own child wrote it
-        return result if isinstance(result, EmbeddedFigure) else _restore(result)
+        result = pickle.loads(payload)  # our own child wrote it: the figure, or its error
+        return result if isinstance(result, EmbeddedFigure) else _restore(payload)
 
 
 #: What each figure shows, by (section, name); the figure's own title is its alt text.
