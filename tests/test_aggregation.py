@@ -30,21 +30,10 @@ from actorprof.kinds.aggregation import aggregation_inputs, pes_per_node_from_no
 from actorprof.kinds.logical import build_logical_view
 from actorprof.schema import AGGREGATION_LINK_COLUMNS, AGGREGATION_PE_TABLE_COLUMNS
 
-REAL = Path(__file__).resolve().parent / "data" / "real"
-IG = REAL / "ig_8pe_2nodes"
-HISTO = REAL / "histo_16pe_layouts"
-HISTO_LOGICAL = HISTO / "logical_4nodes"
+from ._real_runs import HISTO_LOGICAL, IG, REAL, REAL_RUNS
+
 #: the three layouts of histo (one logical trace) and ig: physical trace, topology
-RUNS = {
-    "histo 1 node of 16": (HISTO / "physical_1node", HISTO_LOGICAL, "1d vector 16 (n = 16)"),
-    "histo 4 nodes of 4": (
-        REAL / "histo_16pe_4nodes" / "physical",
-        HISTO_LOGICAL,
-        "2d matrix 4 x 4 (n = 4)",
-    ),
-    "histo 8 nodes of 2": (HISTO / "physical_8nodes", HISTO_LOGICAL, "3d tensor 2 x 2 x 4 (n = 2)"),
-    "ig 2 nodes of 4": (IG / "physical", IG / "logical", "2d matrix 4 x 2 (n = 4)"),
-}
+RUNS = {name: (run.physical, run.logical, run.topology) for name, run in REAL_RUNS.items()}
 
 
 def _view(path: Path, **kw: Any) -> AggregationView:

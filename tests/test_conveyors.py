@@ -30,18 +30,10 @@ from actorprof.analyze.conveyors import (
 from actorprof.read import ReadReport, iter_logical, iter_physical
 from actorprof.read.physical import SEND_TYPE_DTYPE
 
-DATA = Path(__file__).resolve().parent / "data"
-REAL = DATA / "real"
-HISTO = REAL / "histo_16pe_layouts"
-HISTO_LOGICAL = HISTO / "logical_4nodes"
-IG = REAL / "ig_8pe_2nodes"
+from ._real_runs import DATA, HISTO, HISTO_LOGICAL, IG, REAL, REAL_RUNS
+
 #: name -> (logical folder, physical trace, PEs per node, topology kind)
-RUNS = {
-    "histo 1 node of 16": (HISTO_LOGICAL, HISTO / "physical_1node", 16, "1d"),
-    "histo 4 nodes of 4": (HISTO_LOGICAL, REAL / "histo_16pe_4nodes" / "physical", 4, "2d"),
-    "histo 8 nodes of 2": (HISTO_LOGICAL, HISTO / "physical_8nodes", 2, "3d"),
-    "ig 2 nodes of 4": (IG / "logical", IG / "physical", 4, "2d"),
-}
+RUNS = {name: run[:4] for name, run in REAL_RUNS.items()}
 
 
 @cache

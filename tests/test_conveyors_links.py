@@ -35,16 +35,14 @@ from actorprof.analyze.conveyors import links as link_module
 from actorprof.read import ReadReport, iter_logical, iter_physical
 from actorprof.schema import SEND_TYPE_DTYPE
 
-DATA = Path(__file__).resolve().parent / "data"
-REAL = DATA / "real"
-HISTO = REAL / "histo_16pe_layouts"
-IG = REAL / "ig_8pe_2nodes"
+from ._real_runs import DATA, HISTO, HISTO_LOGICAL, IG, REAL_RUNS
+
 TWO_RUNS = DATA / "bad" / "aggregation_two_runs"
-LOGICAL = {"histo": HISTO / "logical_4nodes", "ig": IG / "logical", "two": TWO_RUNS}
+LOGICAL = {"histo": HISTO_LOGICAL, "ig": IG / "logical", "two": TWO_RUNS}
 PHYSICAL = {
-    "histo 1 node": HISTO / "physical_1node",
-    "histo 4 nodes": REAL / "histo_16pe_4nodes" / "physical",
-    "histo 8 nodes": HISTO / "physical_8nodes",
+    "histo 1 node": REAL_RUNS["histo 1 node of 16"].physical,
+    "histo 4 nodes": REAL_RUNS["histo 4 nodes of 4"].physical,
+    "histo 8 nodes": REAL_RUNS["histo 8 nodes of 2"].physical,
     "ig": IG / "physical",
     "two": TWO_RUNS,
 }
