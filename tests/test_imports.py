@@ -58,7 +58,10 @@ def test_a_kind_command_imports_only_its_kind(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "['actorprof.kinds.logical']"
+    # the kind and its figure builders (kinds.logical_figures), no other kind
+    assert result.stdout.strip().splitlines()[-1] == (
+        "['actorprof.kinds.logical', 'actorprof.kinds.logical_figures']"
+    )
 
 
 def test_a_name_shared_with_its_module_stays_the_function() -> None:
@@ -70,3 +73,42 @@ def test_a_name_shared_with_its_module_stays_the_function() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True"]
+
+
+def test_the_logical_heatmap_is_drawn_without_pandas(tmp_path: Path) -> None:
+    """A figure server unpickles the heatmap's builder and draws it with numpy
+    and matplotlib alone: pandas is imported later, for the other figures."""
+    import pickle
+
+    from actorprof.kinds import logical_view, write_logical
+    from actorprof.read import ReadReport
+
+    builders: dict[str, object] = {}
+
+    class Builders:
+        def draw(self, build: object, name: str) -> None:
+            builders[name] = build
+
+        def csv(self, *args: object, **kwargs: object) -> None:
+            pass
+
+        def json(self, *args: object) -> None:
+            pass
+
+    view = logical_view(EXAMPLES / "ig_8pe_2nodes" / "logical", report=ReadReport(kind="logical"))
+    write_logical(view, Builders(), metric="count", level="pe", log_scale=None, top=3)  # type: ignore[arg-type]
+    job = tmp_path / "heatmap.pickle"
+    job.write_bytes(pickle.dumps(builders["heatmap"]))
+    code = (
+        "import pickle, sys\n"
+        "from actorprof.write import OutputWriter\n"
+        f"build = pickle.loads(open({str(job)!r}, 'rb').read())\n"
+        f"OutputWriter({str(tmp_path)!r}, kind='logical').figure(build(), 'heatmap')\n"
+        "print(sorted(m for m in ('pandas', 'actorprof.kinds.logical', 'actorprof.engine')"
+        " if m in sys.modules))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+    assert (tmp_path / "logical_heatmap.png").stat().st_size > 10_000
