@@ -74,16 +74,30 @@ class Console:
 FIGURE_FORMATS = ("png", "svg", "pdf")
 
 
-def figure_modules(kind: str) -> tuple[str, ...]:
-    """What a figure server imports before its first figure (OutputWriter's
-    ``warm``): the kind's figure builders and the plotting stack under them."""
+def figure_modules(kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What a figure server imports before its first figure, and then while it
+    waits (OutputWriter's ``warm`` and ``warm_idle``): the kind's figure
+    builders and the plotting stack under them.
+
+    The logical kind's heatmap needs neither pandas nor the kind's module
+    (``kinds.logical_figures``): they wait until the heatmap is under way
+    (0.15 s of a small run's 0.9 s: docs/performance.md, "Fixed cost").
+    """
+    stack = ("matplotlib.figure", "matplotlib.backends.backend_agg", "PIL.PngImagePlugin")
+    plots = tuple(f"actorprof.plot.{m}" for m in ("heatmap", "distribution", "bars", "timeline"))
+    if kind == "logical":
+        return (
+            ("actorprof.kinds.logical_figures", "actorprof.plot.heatmap", *stack),
+            ("pandas", *plots[1:]),
+        )
     return (
-        f"actorprof.kinds.{kind}",
-        *(f"actorprof.plot.{m}" for m in ("heatmap", "distribution", "bars", "timeline")),
-        *(f"actorprof.plot.{m}" for m in ("aggregation", "layouts") if kind == "aggregation"),
-        "matplotlib.figure",
-        "matplotlib.backends.backend_agg",
-        "PIL.PngImagePlugin",
+        (
+            f"actorprof.kinds.{kind}",
+            *plots,
+            *(f"actorprof.plot.{m}" for m in ("aggregation", "layouts") if kind == "aggregation"),
+            *stack,
+        ),
+        (),
     )
 
 
@@ -471,8 +485,10 @@ def logical(
     from .write import OutputWriter
 
     # first: its figure server imports the plotting stack while this process reads
-    warm = figure_modules("logical")
-    out = OutputWriter(output_dir, kind="logical", fmt=fmt, dpi=dpi, background=True, warm=warm)
+    warm, idle = figure_modules("logical")
+    out = OutputWriter(
+        output_dir, kind="logical", fmt=fmt, dpi=dpi, background=True, warm=warm, warm_idle=idle
+    )
     from .kinds.logical import logical_view, require_messages, write_logical
     from .read import ReadReport
 
@@ -534,8 +550,10 @@ def timeline(
     """
     from .write import OutputWriter
 
-    warm = figure_modules("timeline")
-    out = OutputWriter(output_dir, kind="timeline", fmt=fmt, dpi=dpi, background=True, warm=warm)
+    warm, idle = figure_modules("timeline")
+    out = OutputWriter(
+        output_dir, kind="timeline", fmt=fmt, dpi=dpi, background=True, warm=warm, warm_idle=idle
+    )
     from .kinds.timeline import timeline_view, write_timeline_figure
     from .read import ReadReport
 
@@ -730,8 +748,10 @@ def papi(
     """
     from .write import OutputWriter
 
-    warm = figure_modules("papi")
-    out = OutputWriter(output_dir, kind="papi", fmt=fmt, dpi=dpi, background=True, warm=warm)
+    warm, idle = figure_modules("papi")
+    out = OutputWriter(
+        output_dir, kind="papi", fmt=fmt, dpi=dpi, background=True, warm=warm, warm_idle=idle
+    )
     from .kinds.papi import papi_view, write_papi
     from .read import ReadReport
 
@@ -801,8 +821,10 @@ def overall(
     """
     from .write import OutputWriter
 
-    warm = figure_modules("overall")
-    out = OutputWriter(output_dir, kind="overall", fmt=fmt, dpi=dpi, background=True, warm=warm)
+    warm, idle = figure_modules("overall")
+    out = OutputWriter(
+        output_dir, kind="overall", fmt=fmt, dpi=dpi, background=True, warm=warm, warm_idle=idle
+    )
     from .kinds.overall import overall_view, write_overall
     from .read import ReadReport
     from .read.overall import program_output_lines
@@ -925,8 +947,10 @@ def physical(
     """
     from .write import OutputWriter
 
-    warm = figure_modules("physical")
-    out = OutputWriter(output_dir, kind="physical", fmt=fmt, dpi=dpi, background=True, warm=warm)
+    warm, idle = figure_modules("physical")
+    out = OutputWriter(
+        output_dir, kind="physical", fmt=fmt, dpi=dpi, background=True, warm=warm, warm_idle=idle
+    )
     from .kinds.physical import physical_view, write_physical
     from .read import ReadReport
 
@@ -1017,8 +1041,10 @@ def aggregation(
     """
     from .write import OutputWriter
 
-    warm = figure_modules("aggregation")
-    out = OutputWriter(output_dir, kind="aggregation", fmt=fmt, dpi=dpi, background=True, warm=warm)
+    warm, idle = figure_modules("aggregation")
+    out = OutputWriter(
+        output_dir, kind="aggregation", fmt=fmt, dpi=dpi, background=True, warm=warm, warm_idle=idle
+    )
     from .kinds.aggregation import aggregation_inputs, aggregation_view, write_aggregation
     from .read import ReadReport
 
@@ -1135,7 +1161,7 @@ def report(
         dpi=EMBED_DPI if dpi is None else dpi,
         files=files,
         background=True,
-        warm=figure_modules("aggregation"),
+        warm=figure_modules("aggregation")[0],
     )
     failed = report_figures(
         run, collector, top=top, warn=console.warn, verbose=console.verbose, release=True

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import traceback
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -156,6 +157,9 @@ class OutputWriter:
     trace, then builds and saves each figure sent to it. Imports and
     drawing then overlap the read instead of following it (the fixed cost
     of a small run: docs/performance.md). It takes one of the spare CPUs.
+    ``warm_idle`` are imported by the server after ``warm``, one at a time
+    while no figure waits: what only some figures need (pandas, for the
+    tables of some) is not imported before a figure that does not.
 
     Raises
     ------
@@ -172,6 +176,7 @@ class OutputWriter:
         dpi: int | None = None,
         background: bool = False,
         warm: Sequence[str] = (),
+        warm_idle: Sequence[str] = (),
     ) -> None:
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
@@ -194,8 +199,8 @@ class OutputWriter:
                 f"{self.directory}: cannot write output here ({exc.strerror}). "
                 "Choose another folder with -o/--output-dir."
             ) from exc
-        if warm and self._spare and threading.active_count() == 1:
-            self._server = _FigureServer.start(self, tuple(warm))
+        if (warm or warm_idle) and self._spare and threading.active_count() == 1:
+            self._server = _FigureServer.start(self, tuple(warm), tuple(warm_idle))
             if self._server is not None:
                 self._spare -= 1  # the server's CPU
 
@@ -557,10 +562,11 @@ class _FigureServer:
     """A forked process that builds and saves the figures sent to it.
 
     Forked before the heavy imports, it imports the plotting stack (the
-    ``warm`` modules) while the caller reads; each job is a pickled
-    figure builder and its file; at :meth:`finish` it waits for its own
-    children (a figure at a time beside it, on the spare CPUs) and sends
-    back the failures, by file.
+    ``warm`` modules) while the caller reads, then the ``warm_idle`` ones
+    while no job waits; each job is a pickled figure builder and its file,
+    built and saved by a child of its own while a CPU is spare (the server
+    goes on to the next job), else by the server; at :meth:`finish` it
+    waits for its children and sends back the failures, by file.
     """
 
     def __init__(self, pid: int, jobs: int, results: int) -> None:
@@ -571,7 +577,9 @@ class _FigureServer:
         self._abandon = weakref.finalize(self, _abandon, pid, jobs, results)
 
     @classmethod
-    def start(cls, writer: OutputWriter, warm: tuple[str, ...]) -> _FigureServer | None:
+    def start(
+        cls, writer: OutputWriter, warm: tuple[str, ...], warm_idle: tuple[str, ...] = ()
+    ) -> _FigureServer | None:
         """Fork the server for ``writer`` (None when no process can be made)."""
         for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
             stream.flush()
@@ -588,7 +596,7 @@ class _FigureServer:
             try:
                 os.close(jobs_write)
                 os.close(results_read)
-                _serve(writer, warm, jobs_read, results_write)
+                _serve(writer, warm, warm_idle, jobs_read, results_write)
             except BaseException:
                 status = 1
             finally:
@@ -641,13 +649,23 @@ def _abandon(pid: int, jobs: int, results: int) -> None:
 
 
 def _serve(  # pragma: no cover - runs in the server
-    writer: OutputWriter, warm: tuple[str, ...], jobs_fd: int, results_fd: int
+    writer: OutputWriter,
+    warm: tuple[str, ...],
+    warm_idle: tuple[str, ...],
+    jobs_fd: int,
+    results_fd: int,
 ) -> None:
-    """The figure server's loop (see :class:`_FigureServer`)."""
-    for module in warm:
-        with contextlib.suppress(Exception):  # a job that needs it fails, and says why
-            importlib.import_module(module)
+    """The figure server's loop (see :class:`_FigureServer`).
+
+    A figure is built and saved in a child when a CPU is spare, else here;
+    the next one meanwhile. ``warm_idle`` modules are imported between
+    figures, while none waits.
+    """
+    with _without_3d_axes():
+        for module in warm:
+            _warm_import(module)
     gc.freeze()  # what the imports made is never collected: no walk over it
+    idle = list(warm_idle)
     spare = writer._spare + 1  # the caller's CPU too: it waits for the figures
     writer._spare, writer._children, writer.written = spare, [], []
     failures: list[tuple[str, bytes]] = []
@@ -660,23 +678,30 @@ def _serve(  # pragma: no cover - runs in the server
                 if error is not None:
                     failures.append((str(child.target), error))
 
-    with os.fdopen(jobs_fd, "rb") as jobs:
+    # unbuffered: whether a job waits is whether the pipe holds bytes
+    with os.fdopen(jobs_fd, "rb", buffering=0) as jobs:
         while True:
-            head = jobs.read(8)
-            if len(head) < 8:
+            while idle and not _readable(jobs_fd):
+                _warm_import(idle.pop(0))
+                if not idle:
+                    gc.freeze()
+            try:
+                head = _read_exactly(jobs, 8)
+            except EOFError:
                 return  # the caller is gone without finishing: nothing to report
             size = int.from_bytes(head, "little")
             if not size:
                 break
-            target, dpi, sizes = pickle.loads(jobs.read(size))
+            target, dpi, sizes = pickle.loads(_read_exactly(jobs, size))
             build, *arrays = (_read_exactly(jobs, size) for size in sizes)
             try:
-                write = writer._figure_writer(pickle.loads(build, buffers=arrays)(), dpi)
+                builder = pickle.loads(build, buffers=arrays)
                 reap(block=False)
                 if len(writer._children) + 1 < spare:
-                    writer._fork(Path(target), write)
+                    # built in the child too: this process goes on to the next figure
+                    writer._fork(Path(target), _build_and_write(writer, builder, dpi))
                 else:
-                    writer._write_file(Path(target), write)
+                    writer._write_file(Path(target), writer._figure_writer(builder(), dpi))
             except Exception as exc:
                 failures.append((target, _failure(exc)))
     reap(block=True)
@@ -684,7 +709,59 @@ def _serve(  # pragma: no cover - runs in the server
     os.close(results_fd)
 
 
-def _read_exactly(stream: io.BufferedReader, size: int) -> bytearray:  # pragma: no cover
+def _build_and_write(  # pragma: no cover - runs in the server
+    writer: OutputWriter, build: Callable[[], Figure], dpi: int | None
+) -> Callable[[Any], None]:
+    """What writes the file of the figure ``build()`` makes (built when called)."""
+
+    def write(handle: Any) -> None:
+        writer._figure_writer(build(), dpi)(handle)
+
+    return write
+
+
+def _warm_import(module: str) -> None:  # pragma: no cover - runs in the server
+    with contextlib.suppress(Exception):  # a job that needs it fails, and says why
+        importlib.import_module(module)
+
+
+def _readable(fd: int) -> bool:  # pragma: no cover - runs in the server
+    """Whether ``fd`` has bytes to read (or its end) now."""
+    import select
+
+    return bool(select.select([fd], [], [], 0)[0])
+
+
+@contextlib.contextmanager
+def _without_3d_axes() -> Iterator[None]:  # pragma: no cover - runs in the server
+    """Imports in which matplotlib does not load its 3-D Axes.
+
+    ``matplotlib.projections`` imports ``mpl_toolkits.mplot3d`` to register
+    the "3d" projection (20 ms of a figure server's start, which draws no
+    3-D Axes). A stand-in without ``Axes3D`` makes matplotlib skip it (its
+    own path when the toolkit is missing); the real toolkit stays
+    importable after.
+    """
+    name = "mpl_toolkits.mplot3d"
+    if "matplotlib.projections" in sys.modules or name in sys.modules:
+        yield
+        return
+    import types
+
+    stand_in = types.ModuleType(name)
+    stand_in.Axes3D = None  # type: ignore[attr-defined]
+    sys.modules[name] = stand_in
+    try:
+        with warnings.catch_warnings():
+            # a matplotlib that needs more of the toolkit warns that it lacks it
+            warnings.filterwarnings("ignore", message="Unable to import Axes3D")
+            yield
+    finally:
+        if sys.modules.get(name) is stand_in:
+            del sys.modules[name]
+
+
+def _read_exactly(stream: io.RawIOBase, size: int) -> bytearray:  # pragma: no cover
     data = bytearray(size)
     view, done = memoryview(data), 0
     while done < size:

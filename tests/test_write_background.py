@@ -351,6 +351,58 @@ def test_no_figure_server_without_a_spare_cpu(
     assert forks == [] and (tmp_path / "pids").read_text().split() == [str(os.getpid())]
 
 
+def build_noting_modules(record: Path, modules: tuple[str, ...], title: str) -> Any:
+    """A figure; which of ``modules`` the building process holds goes to ``record``."""
+    with record.open("a") as f:
+        f.write(f"{title} {os.getpid()} {[m in sys.modules for m in modules]}\n")
+    return build_recorded(record.with_suffix(".pids"), title)
+
+
+def test_a_server_builds_in_a_child_and_imports_warm_idle_while_no_figure_waits(
+    tmp_path: Path, forks: list[int]
+) -> None:
+    import time
+
+    idle = ("tabnanny",)  # a module nothing here imports
+    assert "tabnanny" not in sys.modules
+    record = tmp_path / "modules"
+    out = OutputWriter(tmp_path, kind="k", background=True, warm=(), warm_idle=idle)
+    server = out._server
+    assert server is not None
+    out.draw(functools.partial(build_noting_modules, record, idle, "a"), "a")
+    time.sleep(1.0)  # the server waits for a figure: it imports tabnanny
+    out.draw(functools.partial(build_noting_modules, record, idle, "b"), "b")
+    assert out.finish() == [tmp_path / "k_a.png", tmp_path / "k_b.png"]
+    lines = dict(line.split(" ", 1) for line in record.read_text().splitlines())
+    assert lines["b"].split(" ", 1)[1] == "[True]"
+    pids = {int(line.split()[1]) for line in record.read_text().splitlines()}
+    # a CPU spare beside the server: each figure built in a child of its own
+    assert len(pids) == 2 and server.pid not in pids and os.getpid() not in pids
+    assert "tabnanny" not in sys.modules
+
+
+def test_a_server_imports_matplotlib_without_its_3d_axes() -> None:
+    import subprocess
+
+    code = (
+        "import sys, warnings\n"
+        "warnings.simplefilter('error')\n"
+        "from actorprof.write import _without_3d_axes\n"
+        "with _without_3d_axes():\n"
+        "    import matplotlib.figure\n"
+        "import matplotlib.projections as projections\n"
+        "print('mpl_toolkits.mplot3d' in sys.modules, '3d' in projections.get_projection_names())\n"
+        "from mpl_toolkits.mplot3d import Axes3D\n"  # the real toolkit, still importable
+        "print(Axes3D.__name__)\n"
+    )
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    root = Path(__file__).resolve().parents[1]
+    env["PYTHONPATH"] = str(root)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "False", "Axes3D"]
+
+
 # ------------------------------------------------------- the report's figures
 
 
