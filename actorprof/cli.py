@@ -16,7 +16,6 @@ import sys
 import traceback
 import warnings
 from collections.abc import Callable, Iterator
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -298,6 +297,20 @@ def bins_option(default: int, help_text: str) -> Callable[[F], F]:
     )
 
 
+class _NeverRaised(Exception):
+    """Stands for an exception class whose module was never imported."""
+
+
+def _broken_pool() -> type[Exception]:
+    """``BrokenProcessPool`` when its module is imported, else a class never
+    raised: importing ``concurrent.futures.process`` (15 ms) to name an error
+    that only a process pool raises would delay every command's start, the
+    figure server's with it (docs/performance.md, "Fixed cost")."""
+    module = sys.modules.get("concurrent.futures.process")
+    broken: type[Exception] = getattr(module, "BrokenProcessPool", _NeverRaised)
+    return broken
+
+
 def handle_errors(func: F) -> F:
     """Turn library errors into click errors (exit 1 data, 2 usage, 130 Ctrl-C)."""
 
@@ -327,7 +340,7 @@ def handle_errors(func: F) -> F:
             raise click.exceptions.Exit(130) from exc
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
-        except BrokenProcessPool as exc:
+        except _broken_pool() as exc:
             raise click.ClickException(
                 "a worker process died (killed by the system, most often for memory): "
                 "rerun with fewer --jobs, or on a node with more memory"

@@ -112,3 +112,19 @@ def test_the_logical_heatmap_is_drawn_without_pandas(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "[]"
     assert (tmp_path / "logical_heatmap.png").stat().st_size > 10_000
+
+
+def test_the_cli_names_a_broken_process_pool_without_importing_it() -> None:
+    """concurrent.futures.process (15 ms) is imported by the engine when it
+    makes a pool, not by every command before its figure server starts."""
+    code = (
+        "import sys\n"
+        "import actorprof.cli as cli\n"
+        "print('concurrent.futures.process' in sys.modules, cli._broken_pool().__name__)\n"
+        "from concurrent.futures.process import BrokenProcessPool\n"
+        "print(cli._broken_pool() is BrokenProcessPool)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "_NeverRaised", "True"]
