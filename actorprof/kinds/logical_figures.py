@@ -88,6 +88,7 @@ def heatmap_figure(
             title=title + (f"\n{panel.caption}" if panel.caption else ""),
         )
     label_run(fig, *run, note=note)
+    _titles_at_the_top(fig)
     return fig
 
 
@@ -101,6 +102,7 @@ def violin_figure(
     fig = new_figure(7.5, 5.5)
     plot_violin(loads, ax=fig.axes[0], value_label=value_label, unit_label=unit, title=title)
     label_run(fig, *run)
+    _titles_at_the_top(fig)
     return fig
 
 
@@ -120,4 +122,21 @@ def loads_figure(
     fig = new_figure(width, 4.5)
     plot_pe_loads(loads, ax=fig.axes[0], value_label=value_label, unit_label=unit, title=title)
     label_run(fig, *run)
+    _titles_at_the_top(fig)
     return fig
+
+
+def _titles_at_the_top(fig: Figure) -> None:
+    """Each Axes' title at the top of its Axes, where matplotlib puts it.
+
+    matplotlib places a title at every draw, and twice more in the layout,
+    measuring the tick labels of the Axes and of its colour bars in case
+    one reaches above the Axes: a tenth of the heatmap's drawing. In these
+    figures none does (ticks below, colour bars within the Axes' height,
+    formatters without an offset text), so the title stays at the top: a
+    title given its place is not measured, and drawn at the same pixels.
+    """
+    for ax in fig.axes:
+        title = ax.get_title()
+        if title:
+            ax.set_title(title, y=1.0)
