@@ -78,17 +78,14 @@ def figure_modules(kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     waits (OutputWriter's ``warm`` and ``warm_idle``): the kind's figure
     builders and the plotting stack under them.
 
-    The logical kind's heatmap needs neither pandas nor the kind's module
-    (``kinds.logical_figures``): they wait until the heatmap is under way
-    (0.15 s of a small run's 0.9 s: docs/performance.md, "Fixed cost").
+    The logical kind's figures need neither pandas nor the kind's module
+    (``kinds.logical_figures``): a server that imports them (0.15 s) starts
+    the heatmap that much later (docs/performance.md, "Fixed cost").
     """
     stack = ("matplotlib.figure", "matplotlib.backends.backend_agg", "PIL.PngImagePlugin")
     plots = tuple(f"actorprof.plot.{m}" for m in ("heatmap", "distribution", "bars", "timeline"))
     if kind == "logical":
-        return (
-            ("actorprof.kinds.logical_figures", "actorprof.plot.heatmap", *stack),
-            ("pandas", *plots[1:]),
-        )
+        return ("actorprof.kinds.logical_figures", *plots[:2], *stack), ()
     return (
         (
             f"actorprof.kinds.{kind}",

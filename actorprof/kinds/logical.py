@@ -44,7 +44,13 @@ from ..analyze.matrix import (
 from ..engine import Engine, reduce_logical
 from ..errors import ActorProfError
 from ..read import ReadReport
-from .logical_figures import heatmap_figure, heatmap_panel, loads_figure, violin_figure
+from .logical_figures import (
+    heatmap_figure,
+    heatmap_panel,
+    loads_columns,
+    loads_figure,
+    violin_figure,
+)
 
 if TYPE_CHECKING:
     from ..write import Sink
@@ -584,7 +590,7 @@ def write_logical(
         f"{prefix}heatmap" if pes is None else f"{prefix}heatmap_{pes[0]}_{pes[1]}",
     )
     n = max(panels[0][0].shape)
-    loads = view.loads(metric, level)
+    loads = loads_columns(view.loads(metric, level))
     out.draw(
         partial(
             violin_figure,

@@ -5,9 +5,9 @@
 server (``OutputWriter(warm=...)``) unpickles the builder, and so imports
 this module and what its arguments need, before it draws. So this module
 imports nothing at load, and the heatmap's panels are numpy arrays and
-lists: the server draws the heatmap with numpy and matplotlib alone, while
-pandas (for the violin and loads figures' tables) is still being imported
-(docs/performance.md, "Fixed cost").
+lists, and the loads columns of arrays: the server draws the figures with
+numpy and matplotlib alone, never importing pandas (docs/performance.md,
+"Fixed cost").
 """
 
 from __future__ import annotations
@@ -20,7 +20,15 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from numpy.typing import NDArray
 
-__all__ = ["HeatmapPanel", "heatmap_figure", "heatmap_panel", "loads_figure", "violin_figure"]
+__all__ = [
+    "HeatmapPanel",
+    "Loads",
+    "heatmap_figure",
+    "heatmap_panel",
+    "loads_columns",
+    "loads_figure",
+    "violin_figure",
+]
 
 
 class HeatmapPanel(NamedTuple):
@@ -50,6 +58,23 @@ def heatmap_panel(matrix: pd.DataFrame, caption: str, *, totals: bool) -> Heatma
         caption=caption,
         totals=totals,
     )
+
+
+class Loads(NamedTuple):
+    """Sent and received per PE (or node), as plain data (no pandas)."""
+
+    columns: dict[str, NDArray[np.float64]]  # column name -> its values, one per row
+    ids: NDArray[Any]  # the id of each row
+
+
+def loads_columns(loads: pd.DataFrame) -> Loads:
+    """The columns and the row ids of a loads table (its figures draw the same)."""
+    import numpy as np
+
+    columns = {
+        str(name): loads[name].to_numpy(dtype=np.float64, na_value=np.nan) for name in loads.columns
+    }
+    return Loads(columns, loads.index.to_numpy())
 
 
 def heatmap_figure(
@@ -93,21 +118,28 @@ def heatmap_figure(
 
 
 def violin_figure(
-    loads: pd.DataFrame, *, value_label: str, unit: str, title: str, run: tuple[str, str | None]
+    loads: Loads, *, value_label: str, unit: str, title: str, run: tuple[str, str | None]
 ) -> Figure:
     """Sent and received per PE (or node): their spread."""
     from ..plot import plot_violin
     from ..write import label_run, new_figure
 
     fig = new_figure(7.5, 5.5)
-    plot_violin(loads, ax=fig.axes[0], value_label=value_label, unit_label=unit, title=title)
+    plot_violin(
+        loads.columns,
+        ids=loads.ids,
+        ax=fig.axes[0],
+        value_label=value_label,
+        unit_label=unit,
+        title=title,
+    )
     label_run(fig, *run)
     _titles_at_the_top(fig)
     return fig
 
 
 def loads_figure(
-    loads: pd.DataFrame,
+    loads: Loads,
     *,
     width: float,
     value_label: str,
@@ -120,7 +152,14 @@ def loads_figure(
     from ..write import label_run, new_figure
 
     fig = new_figure(width, 4.5)
-    plot_pe_loads(loads, ax=fig.axes[0], value_label=value_label, unit_label=unit, title=title)
+    plot_pe_loads(
+        loads.columns,
+        ids=loads.ids,
+        ax=fig.axes[0],
+        value_label=value_label,
+        unit_label=unit,
+        title=title,
+    )
     label_run(fig, *run)
     _titles_at_the_top(fig)
     return fig
