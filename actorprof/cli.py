@@ -73,10 +73,9 @@ class Console:
 FIGURE_FORMATS = ("png", "svg", "pdf")
 
 
-def figure_modules(kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """What a figure server imports before its first figure, and then while it
-    waits (OutputWriter's ``warm`` and ``warm_idle``): the kind's figure
-    builders and the plotting stack under them.
+def figure_modules(kind: str) -> tuple[str, ...]:
+    """What a figure server imports before its first figure (OutputWriter's
+    ``warm``): the kind's figure builders and the plotting stack under them.
 
     The logical kind's figures need neither pandas nor the kind's module
     (``kinds.logical_figures``): a server that imports them (0.15 s) starts
@@ -85,15 +84,12 @@ def figure_modules(kind: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     stack = ("matplotlib.figure", "matplotlib.backends.backend_agg", "PIL.PngImagePlugin")
     plots = tuple(f"actorprof.plot.{m}" for m in ("heatmap", "distribution", "bars", "timeline"))
     if kind == "logical":
-        return ("actorprof.kinds.logical_figures", *plots[:2], *stack), ()
+        return ("actorprof.kinds.logical_figures", *plots[:2], *stack)
     return (
-        (
-            f"actorprof.kinds.{kind}",
-            *plots,
-            *(f"actorprof.plot.{m}" for m in ("aggregation", "layouts") if kind == "aggregation"),
-            *stack,
-        ),
-        (),
+        f"actorprof.kinds.{kind}",
+        *plots,
+        *(f"actorprof.plot.{m}" for m in ("aggregation", "layouts") if kind == "aggregation"),
+        *stack,
     )
 
 
@@ -495,10 +491,8 @@ def logical(
     from .write import OutputWriter
 
     # first: its figure server imports the plotting stack while this process reads
-    warm, idle = figure_modules("logical")
-    out = OutputWriter(
-        output_dir, kind="logical", fmt=fmt, dpi=dpi, background=True, warm=warm, warm_idle=idle
-    )
+    warm = figure_modules("logical")
+    out = OutputWriter(output_dir, kind="logical", fmt=fmt, dpi=dpi, background=True, warm=warm)
     from .kinds.logical import logical_view, require_messages, write_logical
     from .read import ReadReport
 
@@ -560,10 +554,8 @@ def timeline(
     """
     from .write import OutputWriter
 
-    warm, idle = figure_modules("timeline")
-    out = OutputWriter(
-        output_dir, kind="timeline", fmt=fmt, dpi=dpi, background=True, warm=warm, warm_idle=idle
-    )
+    warm = figure_modules("timeline")
+    out = OutputWriter(output_dir, kind="timeline", fmt=fmt, dpi=dpi, background=True, warm=warm)
     from .kinds.timeline import timeline_view, write_timeline_figure
     from .read import ReadReport
 
@@ -758,10 +750,8 @@ def papi(
     """
     from .write import OutputWriter
 
-    warm, idle = figure_modules("papi")
-    out = OutputWriter(
-        output_dir, kind="papi", fmt=fmt, dpi=dpi, background=True, warm=warm, warm_idle=idle
-    )
+    warm = figure_modules("papi")
+    out = OutputWriter(output_dir, kind="papi", fmt=fmt, dpi=dpi, background=True, warm=warm)
     from .kinds.papi import papi_view, write_papi
     from .read import ReadReport
 
@@ -831,10 +821,8 @@ def overall(
     """
     from .write import OutputWriter
 
-    warm, idle = figure_modules("overall")
-    out = OutputWriter(
-        output_dir, kind="overall", fmt=fmt, dpi=dpi, background=True, warm=warm, warm_idle=idle
-    )
+    warm = figure_modules("overall")
+    out = OutputWriter(output_dir, kind="overall", fmt=fmt, dpi=dpi, background=True, warm=warm)
     from .kinds.overall import overall_view, write_overall
     from .read import ReadReport
     from .read.overall import program_output_lines
@@ -957,10 +945,8 @@ def physical(
     """
     from .write import OutputWriter
 
-    warm, idle = figure_modules("physical")
-    out = OutputWriter(
-        output_dir, kind="physical", fmt=fmt, dpi=dpi, background=True, warm=warm, warm_idle=idle
-    )
+    warm = figure_modules("physical")
+    out = OutputWriter(output_dir, kind="physical", fmt=fmt, dpi=dpi, background=True, warm=warm)
     from .kinds.physical import physical_view, write_physical
     from .read import ReadReport
 
@@ -1051,10 +1037,8 @@ def aggregation(
     """
     from .write import OutputWriter
 
-    warm, idle = figure_modules("aggregation")
-    out = OutputWriter(
-        output_dir, kind="aggregation", fmt=fmt, dpi=dpi, background=True, warm=warm, warm_idle=idle
-    )
+    warm = figure_modules("aggregation")
+    out = OutputWriter(output_dir, kind="aggregation", fmt=fmt, dpi=dpi, background=True, warm=warm)
     from .kinds.aggregation import aggregation_inputs, aggregation_view, write_aggregation
     from .read import ReadReport
 
@@ -1171,7 +1155,7 @@ def report(
         dpi=EMBED_DPI if dpi is None else dpi,
         files=files,
         background=True,
-        warm=figure_modules("aggregation")[0],
+        warm=figure_modules("aggregation"),
     )
     failed = report_figures(
         run, collector, top=top, warn=console.warn, verbose=console.verbose, release=True

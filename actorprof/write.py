@@ -157,9 +157,6 @@ class OutputWriter:
     trace, then builds and saves each figure sent to it. Imports and
     drawing then overlap the read instead of following it (the fixed cost
     of a small run: docs/performance.md). It takes one of the spare CPUs.
-    ``warm_idle`` are imported by the server after ``warm``, one at a time
-    while no figure waits: what only some figures need (pandas, for the
-    tables of some) is not imported before a figure that does not.
 
     Raises
     ------
@@ -176,7 +173,6 @@ class OutputWriter:
         dpi: int | None = None,
         background: bool = False,
         warm: Sequence[str] = (),
-        warm_idle: Sequence[str] = (),
     ) -> None:
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
@@ -199,8 +195,8 @@ class OutputWriter:
                 f"{self.directory}: cannot write output here ({exc.strerror}). "
                 "Choose another folder with -o/--output-dir."
             ) from exc
-        if (warm or warm_idle) and self._spare and threading.active_count() == 1:
-            self._server = _FigureServer.start(self, tuple(warm), tuple(warm_idle))
+        if warm and self._spare and threading.active_count() == 1:
+            self._server = _FigureServer.start(self, tuple(warm))
             if self._server is not None:
                 self._spare -= 1  # the server's CPU
 
@@ -562,11 +558,11 @@ class _FigureServer:
     """A forked process that builds and saves the figures sent to it.
 
     Forked before the heavy imports, it imports the plotting stack (the
-    ``warm`` modules) while the caller reads, then the ``warm_idle`` ones
-    while no job waits; each job is a pickled figure builder and its file,
-    built and saved by a child of its own while a CPU is spare (the server
-    goes on to the next job), else by the server; at :meth:`finish` it
-    waits for its children and sends back the failures, by file.
+    ``warm`` modules) while the caller reads; each job is a pickled figure
+    builder and its file, built and saved by a child of its own while a
+    CPU is spare (the server goes on to the next job), else by the server;
+    at :meth:`finish` it waits for its children and sends back the
+    failures, by file.
     """
 
     def __init__(self, pid: int, jobs: int, results: int) -> None:
@@ -577,9 +573,7 @@ class _FigureServer:
         self._abandon = weakref.finalize(self, _abandon, pid, jobs, results)
 
     @classmethod
-    def start(
-        cls, writer: OutputWriter, warm: tuple[str, ...], warm_idle: tuple[str, ...] = ()
-    ) -> _FigureServer | None:
+    def start(cls, writer: OutputWriter, warm: tuple[str, ...]) -> _FigureServer | None:
         """Fork the server for ``writer`` (None when no process can be made)."""
         for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
             stream.flush()
@@ -596,7 +590,7 @@ class _FigureServer:
             try:
                 os.close(jobs_write)
                 os.close(results_read)
-                _serve(writer, warm, warm_idle, jobs_read, results_write)
+                _serve(writer, warm, jobs_read, results_write)
             except BaseException:
                 status = 1
             finally:
@@ -649,23 +643,14 @@ def _abandon(pid: int, jobs: int, results: int) -> None:
 
 
 def _serve(  # pragma: no cover - runs in the server
-    writer: OutputWriter,
-    warm: tuple[str, ...],
-    warm_idle: tuple[str, ...],
-    jobs_fd: int,
-    results_fd: int,
+    writer: OutputWriter, warm: tuple[str, ...], jobs_fd: int, results_fd: int
 ) -> None:
-    """The figure server's loop (see :class:`_FigureServer`).
-
-    A figure is built and saved in a child when a CPU is spare, else here;
-    the next one meanwhile. ``warm_idle`` modules are imported between
-    figures, while none waits.
-    """
+    """The figure server's loop (see :class:`_FigureServer`)."""
     with _without_3d_axes():
         for module in warm:
-            _warm_import(module)
+            with contextlib.suppress(Exception):  # a job that needs it fails, and says why
+                importlib.import_module(module)
     gc.freeze()  # what the imports made is never collected: no walk over it
-    idle = list(warm_idle)
     spare = writer._spare + 1  # the caller's CPU too: it waits for the figures
     writer._spare, writer._children, writer.written = spare, [], []
     failures: list[tuple[str, bytes]] = []
@@ -678,21 +663,15 @@ def _serve(  # pragma: no cover - runs in the server
                 if error is not None:
                     failures.append((str(child.target), error))
 
-    # unbuffered: whether a job waits is whether the pipe holds bytes
-    with os.fdopen(jobs_fd, "rb", buffering=0) as jobs:
+    with os.fdopen(jobs_fd, "rb") as jobs:
         while True:
-            while idle and not _readable(jobs_fd):
-                _warm_import(idle.pop(0))
-                if not idle:
-                    gc.freeze()
-            try:
-                head = _read_exactly(jobs, 8)
-            except EOFError:
+            head = jobs.read(8)
+            if len(head) < 8:
                 return  # the caller is gone without finishing: nothing to report
             size = int.from_bytes(head, "little")
             if not size:
                 break
-            target, dpi, sizes = pickle.loads(_read_exactly(jobs, size))
+            target, dpi, sizes = pickle.loads(jobs.read(size))
             build, *arrays = (_read_exactly(jobs, size) for size in sizes)
             try:
                 builder = pickle.loads(build, buffers=arrays)
@@ -718,18 +697,6 @@ def _build_and_write(  # pragma: no cover - runs in the server
         writer._figure_writer(build(), dpi)(handle)
 
     return write
-
-
-def _warm_import(module: str) -> None:  # pragma: no cover - runs in the server
-    with contextlib.suppress(Exception):  # a job that needs it fails, and says why
-        importlib.import_module(module)
-
-
-def _readable(fd: int) -> bool:  # pragma: no cover - runs in the server
-    """Whether ``fd`` has bytes to read (or its end) now."""
-    import select
-
-    return bool(select.select([fd], [], [], 0)[0])
 
 
 @contextlib.contextmanager
@@ -761,7 +728,7 @@ def _without_3d_axes() -> Iterator[None]:  # pragma: no cover - runs in the serv
             del sys.modules[name]
 
 
-def _read_exactly(stream: io.RawIOBase, size: int) -> bytearray:  # pragma: no cover
+def _read_exactly(stream: io.BufferedReader, size: int) -> bytearray:  # pragma: no cover
     data = bytearray(size)
     view, done = memoryview(data), 0
     while done < size:
