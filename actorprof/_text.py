@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from os import PathLike
 from pathlib import Path
 
-__all__ = ["JsonText", "PlainList", "format_ranges", "printable_name", "run_name"]
+__all__ = ["JsonText", "PlainList", "axis_name", "format_ranges", "printable_name", "run_name"]
 
 
 class PlainList(list):  # type: ignore[type-arg]
@@ -71,3 +72,22 @@ def run_name(path: str | PathLike[str]) -> str:
         folder = folder.parent
     name = "/".join(folder.parts[-2:]) if len(folder.parts) > 2 else str(folder)
     return printable_name(name)
+
+
+# Column/index names of the standard frames and how a reader should see them.
+_AXIS_NAMES = {
+    "src_pe": "source PE",
+    "dst_pe": "destination PE",
+    "src_node": "source node",
+    "dst_node": "destination node",
+    "pe": "PE",
+    "node": "node",
+}
+
+
+def axis_name(name: Hashable | None, default: str) -> str:
+    """Axis label for an index/columns name: ``"src_pe"`` -> ``"source PE"``."""
+    if name is None:
+        return default
+    text = str(name)
+    return _AXIS_NAMES.get(text, text.replace("_", " "))

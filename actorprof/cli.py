@@ -16,7 +16,6 @@ import sys
 import traceback
 import warnings
 from collections.abc import Callable, Iterator
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -76,14 +75,21 @@ FIGURE_FORMATS = ("png", "svg", "pdf")
 
 def figure_modules(kind: str) -> tuple[str, ...]:
     """What a figure server imports before its first figure (OutputWriter's
-    ``warm``): the kind's figure builders and the plotting stack under them."""
+    ``warm``): the kind's figure builders and the plotting stack under them.
+
+    The logical kind's figures need neither pandas nor the kind's module
+    (``kinds.logical_figures``): a server that imports them (0.15 s) starts
+    the heatmap that much later (docs/performance.md, "Fixed cost").
+    """
+    stack = ("matplotlib.figure", "matplotlib.backends.backend_agg", "PIL.PngImagePlugin")
+    plots = tuple(f"actorprof.plot.{m}" for m in ("heatmap", "distribution", "bars", "timeline"))
+    if kind == "logical":
+        return ("actorprof.kinds.logical_figures", *plots[:2], *stack)
     return (
         f"actorprof.kinds.{kind}",
-        *(f"actorprof.plot.{m}" for m in ("heatmap", "distribution", "bars", "timeline")),
+        *plots,
         *(f"actorprof.plot.{m}" for m in ("aggregation", "layouts") if kind == "aggregation"),
-        "matplotlib.figure",
-        "matplotlib.backends.backend_agg",
-        "PIL.PngImagePlugin",
+        *stack,
     )
 
 
@@ -284,6 +290,20 @@ def bins_option(default: int, help_text: str) -> Callable[[F], F]:
     )
 
 
+class _NeverRaised(Exception):
+    """Stands for an exception class whose module was never imported."""
+
+
+def _broken_pool() -> type[Exception]:
+    """``BrokenProcessPool`` when its module is imported, else a class never
+    raised: importing ``concurrent.futures.process`` (15 ms) to name an error
+    that only a process pool raises would delay every command's start, the
+    figure server's with it (docs/performance.md, "Fixed cost")."""
+    module = sys.modules.get("concurrent.futures.process")
+    broken: type[Exception] = getattr(module, "BrokenProcessPool", _NeverRaised)
+    return broken
+
+
 def handle_errors(func: F) -> F:
     """Turn library errors into click errors (exit 1 data, 2 usage, 130 Ctrl-C)."""
 
@@ -313,7 +333,7 @@ def handle_errors(func: F) -> F:
             raise click.exceptions.Exit(130) from exc
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
-        except BrokenProcessPool as exc:
+        except _broken_pool() as exc:
             raise click.ClickException(
                 "a worker process died (killed by the system, most often for memory): "
                 "rerun with fewer --jobs, or on a node with more memory"

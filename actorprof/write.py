@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import traceback
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -557,10 +558,11 @@ class _FigureServer:
     """A forked process that builds and saves the figures sent to it.
 
     Forked before the heavy imports, it imports the plotting stack (the
-    ``warm`` modules) while the caller reads; each job is a pickled
-    figure builder and its file; at :meth:`finish` it waits for its own
-    children (a figure at a time beside it, on the spare CPUs) and sends
-    back the failures, by file.
+    ``warm`` modules) while the caller reads; each job is a pickled figure
+    builder and its file, built and saved by a child of its own while a
+    CPU is spare (the server goes on to the next job), else by the server;
+    at :meth:`finish` it waits for its children and sends back the
+    failures, by file.
     """
 
     def __init__(self, pid: int, jobs: int, results: int) -> None:
@@ -644,9 +646,10 @@ def _serve(  # pragma: no cover - runs in the server
     writer: OutputWriter, warm: tuple[str, ...], jobs_fd: int, results_fd: int
 ) -> None:
     """The figure server's loop (see :class:`_FigureServer`)."""
-    for module in warm:
-        with contextlib.suppress(Exception):  # a job that needs it fails, and says why
-            importlib.import_module(module)
+    with _without_3d_axes():
+        for module in warm:
+            with contextlib.suppress(Exception):  # a job that needs it fails, and says why
+                importlib.import_module(module)
     gc.freeze()  # what the imports made is never collected: no walk over it
     spare = writer._spare + 1  # the caller's CPU too: it waits for the figures
     writer._spare, writer._children, writer.written = spare, [], []
@@ -671,17 +674,58 @@ def _serve(  # pragma: no cover - runs in the server
             target, dpi, sizes = pickle.loads(jobs.read(size))
             build, *arrays = (_read_exactly(jobs, size) for size in sizes)
             try:
-                write = writer._figure_writer(pickle.loads(build, buffers=arrays)(), dpi)
+                builder = pickle.loads(build, buffers=arrays)
                 reap(block=False)
                 if len(writer._children) + 1 < spare:
-                    writer._fork(Path(target), write)
+                    # built in the child too: this process goes on to the next figure
+                    writer._fork(Path(target), _build_and_write(writer, builder, dpi))
                 else:
-                    writer._write_file(Path(target), write)
+                    writer._write_file(Path(target), writer._figure_writer(builder(), dpi))
             except Exception as exc:
                 failures.append((target, _failure(exc)))
     reap(block=True)
     _write_all(results_fd, pickle.dumps(failures) if failures else b"")
     os.close(results_fd)
+
+
+def _build_and_write(  # pragma: no cover - runs in the server
+    writer: OutputWriter, build: Callable[[], Figure], dpi: int | None
+) -> Callable[[Any], None]:
+    """What writes the file of the figure ``build()`` makes (built when called)."""
+
+    def write(handle: Any) -> None:
+        writer._figure_writer(build(), dpi)(handle)
+
+    return write
+
+
+@contextlib.contextmanager
+def _without_3d_axes() -> Iterator[None]:  # pragma: no cover - runs in the server
+    """Imports in which matplotlib does not load its 3-D Axes.
+
+    ``matplotlib.projections`` imports ``mpl_toolkits.mplot3d`` to register
+    the "3d" projection (20 ms of a figure server's start, which draws no
+    3-D Axes). A stand-in without ``Axes3D`` makes matplotlib skip it (its
+    own path when the toolkit is missing); the real toolkit stays
+    importable after.
+    """
+    name = "mpl_toolkits.mplot3d"
+    if "matplotlib.projections" in sys.modules or name in sys.modules:
+        yield
+        return
+    import types
+
+    stand_in = types.ModuleType(name)
+    stand_in.Axes3D = None  # type: ignore[attr-defined]
+    sys.modules[name] = stand_in
+    try:
+        with warnings.catch_warnings():
+            # a matplotlib that needs more of the toolkit warns that it lacks it
+            warnings.filterwarnings("ignore", message="Unable to import Axes3D")
+            yield
+    finally:
+        if sys.modules.get(name) is stand_in:
+            del sys.modules[name]
 
 
 def _read_exactly(stream: io.BufferedReader, size: int) -> bytearray:  # pragma: no cover

@@ -58,7 +58,10 @@ def test_a_kind_command_imports_only_its_kind(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "['actorprof.kinds.logical']"
+    # the kind and its figure builders (kinds.logical_figures), no other kind
+    assert result.stdout.strip().splitlines()[-1] == (
+        "['actorprof.kinds.logical', 'actorprof.kinds.logical_figures']"
+    )
 
 
 def test_a_name_shared_with_its_module_stays_the_function() -> None:
@@ -70,3 +73,61 @@ def test_a_name_shared_with_its_module_stays_the_function() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True"]
+
+
+def test_the_logical_figures_are_drawn_without_pandas(tmp_path: Path) -> None:
+    """A figure server unpickles the logical figures' builders and draws them
+    with numpy and matplotlib alone (pandas: 0.15 s of its start)."""
+    import pickle
+
+    from actorprof.kinds import logical_view, write_logical
+    from actorprof.read import ReadReport
+
+    builders: dict[str, object] = {}
+
+    class Builders:
+        def draw(self, build: object, name: str) -> None:
+            builders[name] = build
+
+        def csv(self, *args: object, **kwargs: object) -> None:
+            pass
+
+        def json(self, *args: object) -> None:
+            pass
+
+    view = logical_view(EXAMPLES / "ig_8pe_2nodes" / "logical", report=ReadReport(kind="logical"))
+    write_logical(view, Builders(), metric="count", level="pe", log_scale=None, top=3)  # type: ignore[arg-type]
+    assert sorted(builders) == ["heatmap", "loads", "violin"]
+    job = tmp_path / "figures.pickle"
+    job.write_bytes(pickle.dumps(builders))
+    code = (
+        "import pickle, sys\n"
+        "from actorprof.write import OutputWriter\n"
+        f"out = OutputWriter({str(tmp_path)!r}, kind='logical')\n"
+        f"for name, build in pickle.loads(open({str(job)!r}, 'rb').read()).items():\n"
+        "    out.figure(build(), name)\n"
+        "print(sorted(m for m in ('pandas', 'actorprof.kinds.logical', 'actorprof.engine')"
+        " if m in sys.modules))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+    for name in builders:
+        assert (tmp_path / f"logical_{name}.png").stat().st_size > 10_000
+
+
+def test_the_cli_names_a_broken_process_pool_without_importing_it() -> None:
+    """concurrent.futures.process (15 ms) is imported by the engine when it
+    makes a pool, not by every command before its figure server starts."""
+    code = (
+        "import sys\n"
+        "import actorprof.cli as cli\n"
+        "print('concurrent.futures.process' in sys.modules, cli._broken_pool().__name__)\n"
+        "from concurrent.futures.process import BrokenProcessPool\n"
+        "print(cli._broken_pool() is BrokenProcessPool)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "_NeverRaised", "True"]

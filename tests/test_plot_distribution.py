@@ -176,3 +176,52 @@ def test_empty_refused() -> None:
         plot_violin(pd.DataFrame({"sent": []}))
     with pytest.raises(ValueError, match="empty"):
         plot_violin(pd.DataFrame(index=[0, 1]))
+
+
+def violin_png(loads: object, **kwargs: object) -> bytes:
+    import io
+
+    from matplotlib.figure import Figure
+
+    from actorprof.write import save_png
+
+    fig = Figure(figsize=(5, 4), layout="constrained")
+    plot_violin(loads, ax=fig.subplots(), title="t", **kwargs)  # type: ignore[arg-type]
+    buffer = io.BytesIO()
+    save_png(fig, buffer, dpi=60)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 300, 1001])
+def test_columns_and_ids_draw_what_their_frame_draws(n: int) -> None:
+    rng = np.random.default_rng(n)
+    sent = rng.integers(0, 1000, size=n)
+    received = rng.normal(500.0, 80.0, size=n)
+    received[rng.random(n) < 0.1] = np.nan  # ignored, as the frame's
+    ids = np.arange(n) * 3 + 4096
+    frame = pd.DataFrame({"sent": sent, "received": received}, index=pd.Index(ids, name="pe"))
+    columns = {"sent": sent.astype(np.float64), "received": received}
+    assert violin_png(columns, ids=ids) == violin_png(frame)
+    _fig, ax = plt.subplots()
+    plot_violin(columns, ids=ids, ax=ax)
+    top = int(np.argmax(sent))
+    assert f"max {sent[top]:,} (PE {ids[top]})" in labels(ax)
+    kept = received[~np.isnan(received)]
+    if len(kept):  # the median pandas takes
+        median = float(pd.Series(kept).median())
+        assert any(t.startswith("median ") for t in labels(ax))
+        assert float(np.median(kept)) == median
+
+
+def test_columns_without_ids_count_from_0_and_must_fit() -> None:
+    _fig, ax = plt.subplots()
+    plot_violin({"sent": [1, 9, 2]}, ax=ax)
+    assert "max 9 (PE 1)" in labels(ax)
+    with pytest.raises(ValueError, match="2 ids for columns of 3 values"):
+        plot_violin({"sent": [1, 9, 2]}, ids=[0, 1])
+    with pytest.raises(ValueError, match="one length"):
+        plot_violin({"sent": [1, 9, 2], "received": [1, 2]})
+    with pytest.raises(ValueError, match="index"):
+        plot_violin(make_loads({"sent": [1, 2]}), ids=[0, 1])
+    with pytest.raises(ValueError, match="empty"):
+        plot_violin({})

@@ -195,6 +195,62 @@ def test_tick_labels_are_index_values() -> None:
     assert ax.get_xlabel() == "destination node"
 
 
+def png_of(fig: Figure) -> bytes:
+    import io
+
+    from actorprof.write import save_png
+
+    buffer = io.BytesIO()
+    save_png(fig, buffer, dpi=60)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_an_array_with_ids_draws_what_its_frame_draws(log: bool) -> None:
+    frame = pd.DataFrame(
+        [[0.0, 5.0, np.nan], [3.0, 1.0, 700.0]],
+        index=pd.Index([10, 20], name="src_node"),
+        columns=pd.Index([4096, 4097, 4098], name="dst_node"),
+    )
+    figures = [Figure(figsize=(5, 4), layout="constrained") for _ in range(2)]
+    plot_heatmap(frame, ax=figures[0].subplots(), log=log, title="t")
+    plot_heatmap(
+        frame.to_numpy(),
+        row_ids=[10, 20],
+        column_ids=[4096, 4097, 4098],
+        source_label="source node",
+        destination_label="destination node",
+        ax=figures[1].subplots(),
+        log=log,
+        title="t",
+    )
+    by_frame, by_array = (fig.axes[0] for fig in figures)
+    assert tick_texts(by_array.get_xticklabels()) == ["4096", "4097", "4098", "sent"]
+    assert tick_texts(by_array.get_yticklabels()) == ["10", "20", "received"]
+    assert texts_at(by_array) == texts_at(by_frame)
+    assert png_of(figures[1]) == png_of(figures[0])  # the same pixels
+
+
+def test_an_array_without_ids_counts_from_0() -> None:
+    _fig, ax = plt.subplots()
+    plot_heatmap(np.array([[1, 2], [3, 4]]), ax=ax)
+    assert tick_texts(ax.get_yticklabels()) == ["0", "1", "received"]
+    assert tick_texts(ax.get_xticklabels()) == ["0", "1", "sent"]
+    assert (ax.get_ylabel(), ax.get_xlabel()) == ("source", "destination")
+    assert ax.images[1].get_array().ravel().tolist() == [3.0, 7.0]  # sent by each row
+
+
+def test_ids_must_fit_an_array() -> None:
+    with pytest.raises(ValueError, match="3 row ids and 2 column ids"):
+        plot_heatmap(np.ones((2, 2)), row_ids=[0, 1, 2])
+    with pytest.raises(ValueError, match="index and columns"):
+        plot_heatmap(make_matrix(HAND), row_ids=[0, 1, 2])
+    with pytest.raises(ValueError, match="2-D"):
+        plot_heatmap(np.ones(3))
+    with pytest.raises(TypeError, match="numbers"):
+        plot_heatmap(np.array([["a", "b"]]))
+
+
 def test_axis_labels_default_and_override() -> None:
     _fig, ax = plt.subplots()
     plot_heatmap(make_matrix(HAND), ax=ax, title="t")

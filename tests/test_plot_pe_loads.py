@@ -88,3 +88,39 @@ def test_pe_labels_do_not_run_together_at_65536_pes() -> None:
     small = Figure().add_subplot()
     plot_pe_loads(pd.DataFrame({"sent": np.ones(8)}), ax=small)
     assert [t.get_text() for t in small.get_xticklabels()] == [str(i) for i in range(8)]
+
+
+def loads_png(loads: object, **kwargs: object) -> bytes:
+    import io
+
+    from actorprof.write import save_png
+
+    fig = Figure(figsize=(6, 3), layout="constrained")
+    plot_pe_loads(loads, ax=fig.subplots(), title="t", **kwargs)  # type: ignore[arg-type]
+    buffer = io.BytesIO()
+    save_png(fig, buffer, dpi=60)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("n", [1, 5, 40, 5000])
+def test_columns_and_ids_draw_what_their_frame_draws(n: int) -> None:
+    rng = np.random.default_rng(n)
+    sent = rng.integers(0, 10_000, size=n)
+    received = rng.integers(0, 10_000, size=n)
+    ids = np.arange(n) + 1000
+    frame = pd.DataFrame({"sent": sent, "received": received}, index=pd.Index(ids, name="pe"))
+    columns = {"sent": sent, "received": received}
+    assert loads_png(columns, ids=ids) == loads_png(frame)
+    ax = Figure().add_subplot()
+    plot_pe_loads(columns, ids=ids, ax=ax)
+    assert ax.get_xticklabels()[0].get_text() == "1000"
+    np.testing.assert_array_equal(ax.patches[1].get_data().values, received)
+
+
+def test_columns_and_ids_must_fit() -> None:
+    with pytest.raises(ValueError, match="3 ids for columns of 2 values"):
+        plot_pe_loads({"sent": [1, 2]}, ids=[0, 1, 2])
+    with pytest.raises(ValueError, match="index"):
+        plot_pe_loads(pd.DataFrame({"sent": [1, 2]}), ids=[0, 1])
+    with pytest.raises(ValueError, match="empty"):
+        plot_pe_loads({"sent": []})

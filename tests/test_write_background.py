@@ -351,6 +351,43 @@ def test_no_figure_server_without_a_spare_cpu(
     assert forks == [] and (tmp_path / "pids").read_text().split() == [str(os.getpid())]
 
 
+def test_a_server_builds_each_figure_in_a_child_while_a_cpu_is_spare(
+    tmp_path: Path, forks: list[int]
+) -> None:
+    record = tmp_path / "pids"
+    out = OutputWriter(tmp_path, kind="k", background=True, warm=WARM)
+    server = out._server
+    assert server is not None
+    out.draw(functools.partial(build_recorded, record, "a"), "a")
+    assert out.finish() == [tmp_path / "k_a.png"]
+    # a CPU spare beside the server: the figure built (not only saved) by a child,
+    # while the server could go on to the next
+    pids = {int(line) for line in record.read_text().split()}
+    assert len(pids) == 1 and not pids & {server.pid, os.getpid()}
+
+
+def test_a_server_imports_matplotlib_without_its_3d_axes() -> None:
+    import subprocess
+
+    code = (
+        "import sys, warnings\n"
+        "warnings.simplefilter('error')\n"
+        "from actorprof.write import _without_3d_axes\n"
+        "with _without_3d_axes():\n"
+        "    import matplotlib.figure\n"
+        "import matplotlib.projections as projections\n"
+        "print('mpl_toolkits.mplot3d' in sys.modules, '3d' in projections.get_projection_names())\n"
+        "from mpl_toolkits.mplot3d import Axes3D\n"  # the real toolkit, still importable
+        "print(Axes3D.__name__)\n"
+    )
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    root = Path(__file__).resolve().parents[1]
+    env["PYTHONPATH"] = str(root)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "False", "Axes3D"]
+
+
 # ------------------------------------------------------- the report's figures
 
 

@@ -15,11 +15,13 @@ For loads x_1..x_N with mean m and maximum M:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["LOG_SKEW", "STRAGGLER_MIN_RATIO", "STRAGGLER_RULE", "Imbalance", "imbalance", "skew"]
 
@@ -84,12 +86,15 @@ def imbalance(loads: pd.Series | np.ndarray, *, max_stragglers: int = 5) -> Imba
 
     Examples
     --------
+    >>> import pandas as pd
     >>> r = imbalance(pd.Series([10, 10, 10, 30]))
     >>> r.max_over_mean, r.pop_load_balance, r.stragglers, r.straggler_over_median
     (2.0, 0.5, [3], [3.0])
     """
     if max_stragglers < 0:
         raise ValueError(f"max_stragglers must be >= 0, got {max_stragglers}")
+    import pandas as pd  # here: skew() serves a figure server that has no pandas
+
     if isinstance(loads, pd.Series):
         ids = loads.index.to_numpy()
         x = loads.to_numpy(dtype=np.float64)

@@ -44,10 +44,15 @@ from ..analyze.matrix import (
 from ..engine import Engine, reduce_logical
 from ..errors import ActorProfError
 from ..read import ReadReport
+from .logical_figures import (
+    heatmap_figure,
+    heatmap_panel,
+    loads_columns,
+    loads_figure,
+    violin_figure,
+)
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
     from ..write import Sink
 
 __all__ = [
@@ -569,12 +574,13 @@ def write_logical(
         else ""
     )
     run = (view.path, view.report.phase)
-    # figures are built from plain data by module-level functions: a figure
-    # server (OutputWriter's ``warm``) builds them while this process goes on
+    # figures are built from plain data by the functions of logical_figures: a
+    # figure server (OutputWriter's ``warm``) builds them while this process goes on
     out.draw(
         partial(
-            _heatmap_figure,
-            panels,
+            heatmap_figure,
+            # sums of block maxima mean nothing: totals beside the block sums only
+            [heatmap_panel(m, c, totals=not c.endswith(LARGEST_PAIR)) for m, c in panels],
             log_scale=log_scale,
             value_label=value_label,
             title=f"Logical {value_label} {unit} x {unit}{selfs}",
@@ -584,10 +590,10 @@ def write_logical(
         f"{prefix}heatmap" if pes is None else f"{prefix}heatmap_{pes[0]}_{pes[1]}",
     )
     n = max(panels[0][0].shape)
-    loads = view.loads(metric, level)
+    loads = loads_columns(view.loads(metric, level))
     out.draw(
         partial(
-            _violin_figure,
+            violin_figure,
             loads,
             value_label=value_label,
             unit=unit,
@@ -598,7 +604,7 @@ def write_logical(
     )
     out.draw(
         partial(
-            _loads_figure,
+            loads_figure,
             loads,
             width=max(7.5, min(14.0, 0.12 * n + 5.0)),
             value_label=value_label,
@@ -624,71 +630,3 @@ def write_logical(
     summary["files"] = view.report.file_entries()  # 65,536 files: text from columns
     summary["options"] = {"metric": metric, "level": level, "log": log_scale}
     out.json(summary, "summary")
-
-
-def _heatmap_figure(
-    panels: list[tuple[pd.DataFrame, str]],
-    *,
-    log_scale: bool | None,
-    value_label: str,
-    title: str,
-    run: tuple[str, str | None],
-    note: str,
-) -> Figure:
-    """The heatmap figure: one Axes per panel (pooled: the sums, the largest pairs)."""
-    from ..plot import plot_heatmap
-    from ..write import label_run, new_figure
-
-    n = max(panels[0][0].shape)
-    # grows with the number of annotated cells, capped (a 17-inch 32 x 32 figure
-    # cost 330 MB to render); beyond 32 the matrix is an image without numbers
-    size = (
-        (min(14.0, max(7.0, 0.42 * n + 4.0)), min(12.5, max(6.0, 0.38 * n + 3.0)))
-        if n <= 32
-        else (11.0, 9.5)
-    )
-    fig = new_figure(size[0] * len(panels), size[1], ncols=len(panels))
-    for ax, (matrix, caption) in zip(fig.axes, panels, strict=True):
-        plot_heatmap(
-            matrix,
-            ax=ax,
-            # sums of block maxima mean nothing: totals beside the block sums only
-            totals=not caption.endswith(LARGEST_PAIR),
-            log=log_scale,
-            value_label=value_label,
-            title=title + (f"\n{caption}" if caption else ""),
-        )
-    label_run(fig, *run, note=note)
-    return fig
-
-
-def _violin_figure(
-    loads: pd.DataFrame, *, value_label: str, unit: str, title: str, run: tuple[str, str | None]
-) -> Figure:
-    """Sent and received per PE (or node): their spread."""
-    from ..plot import plot_violin
-    from ..write import label_run, new_figure
-
-    fig = new_figure(7.5, 5.5)
-    plot_violin(loads, ax=fig.axes[0], value_label=value_label, unit_label=unit, title=title)
-    label_run(fig, *run)
-    return fig
-
-
-def _loads_figure(
-    loads: pd.DataFrame,
-    *,
-    width: float,
-    value_label: str,
-    unit: str,
-    title: str,
-    run: tuple[str, str | None],
-) -> Figure:
-    """Sent and received by PE (or node) id."""
-    from ..plot import plot_pe_loads
-    from ..write import label_run, new_figure
-
-    fig = new_figure(width, 4.5)
-    plot_pe_loads(loads, ax=fig.axes[0], value_label=value_label, unit_label=unit, title=title)
-    label_run(fig, *run)
-    return fig

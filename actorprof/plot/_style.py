@@ -7,7 +7,7 @@ functions build on these.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import matplotlib as mpl
@@ -16,6 +16,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from numpy.typing import ArrayLike, NDArray
+
+from actorprof._text import axis_name
 
 if TYPE_CHECKING:
     from matplotlib.patches import StepPatch
@@ -38,16 +40,6 @@ __all__ = [
 
 #: Mantissas of the "round" tick steps: 1, 2, 5, 10, 20, 50, ...
 NICE_STEPS = (1, 2, 5)
-
-# Column/index names of the standard frames and how a reader should see them.
-_AXIS_NAMES = {
-    "src_pe": "source PE",
-    "dst_pe": "destination PE",
-    "src_node": "source node",
-    "dst_node": "destination node",
-    "pe": "PE",
-    "node": "node",
-}
 
 _SUFFIXES = ((1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T"))
 
@@ -168,14 +160,6 @@ def format_thousands(value: float) -> str:
     if abs(value) >= 100:
         return _trim(f"{value:,.1f}")
     return _three_significant(value)
-
-
-def axis_name(name: Hashable | None, default: str) -> str:
-    """Axis label for an index/columns name: ``"src_pe"`` -> ``"source PE"``."""
-    if name is None:
-        return default
-    text = str(name)
-    return _AXIS_NAMES.get(text, text.replace("_", " "))
 
 
 def contrast_text_colors(rgba: ArrayLike) -> NDArray[np.str_]:

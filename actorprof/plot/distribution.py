@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import colorsys
 import math
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
-import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, MaxNLocator
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from actorprof.plot._palettes import color_cycle, desaturate
 from actorprof.plot._style import format_count, format_thousands, get_ax, nice_step, stairs
@@ -32,9 +35,45 @@ _JITTER = 0.08
 _LABEL_BOX = {"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.8}
 
 
+class _Series(NamedTuple):
+    """One column's numbers (NaN dropped) and the ids of their rows."""
+
+    values: NDArray[np.float64]
+    ids: NDArray[Any]
+
+
+def _table(
+    loads: pd.DataFrame | Mapping[str, ArrayLike], ids: ArrayLike | None
+) -> tuple[list[str], list[NDArray[np.float64]], NDArray[Any]]:
+    """Column names, each column as floats (NaN where not a number) and the row ids
+    of a DataFrame, or of a mapping of columns with ``ids`` (default 0, 1, ...)."""
+    if not isinstance(loads, Mapping):
+        if ids is not None:
+            raise ValueError("ids name a mapping's rows: a DataFrame's are its index")
+        import pandas as pd
+
+        columns = [
+            pd.to_numeric(loads.iloc[:, k], errors="coerce").to_numpy(
+                dtype=np.float64, na_value=np.nan
+            )
+            for k in range(loads.shape[1])
+        ]
+        return [str(c) for c in loads.columns], columns, loads.index.to_numpy()
+    names = [str(name) for name in loads]
+    columns = [np.asarray(values, dtype=np.float64) for values in loads.values()]
+    n = len(columns[0]) if columns else 0
+    if any(c.ndim != 1 or len(c) != n for c in columns):
+        raise ValueError("the columns must be 1-D and of one length")
+    rows = np.arange(n) if ids is None else np.asarray(ids)
+    if len(rows) != n:
+        raise ValueError(f"{len(rows)} ids for columns of {n} values")
+    return names, columns, rows
+
+
 def plot_violin(
-    loads: pd.DataFrame,
+    loads: pd.DataFrame | Mapping[str, ArrayLike],
     *,
+    ids: ArrayLike | None = None,
     ax: Axes | None = None,
     value_label: str = "messages",
     unit_label: str = "PE",
@@ -53,7 +92,10 @@ def plot_violin(
     loads
         One row per PE (or node), index = its id; one column per series to
         compare, e.g. ``["sent", "received"]``. NaN values are ignored. Not
-        modified.
+        modified. Or a mapping of column name to values, the rows named by
+        `ids` (this form needs no pandas).
+    ids
+        With a mapping `loads`: the id of each row (default 0, 1, ...).
     ax
         Axes to draw on; default: the current Axes (created if needed).
     value_label
@@ -79,7 +121,8 @@ def plot_violin(
     Raises
     ------
     ValueError
-        If `loads` has no columns or no rows.
+        If `loads` has no columns or no rows (or, a mapping, columns of
+        unequal lengths or `ids` of another length).
 
     Examples
     --------
@@ -92,21 +135,23 @@ def plot_violin(
     >>> sorted(t.get_text() for t in ax.texts)[:2]
     ['max 22 (PE 2)', 'max 30 (PE 2)']
     """
-    if loads.shape[1] == 0 or loads.shape[0] == 0:
-        raise ValueError(f"cannot draw violins of an empty table (shape {loads.shape})")
+    names, columns, rows = _table(loads, ids)
+    shape = (len(rows), len(names))
+    if shape[0] == 0 or shape[1] == 0:
+        raise ValueError(f"cannot draw violins of an empty table (shape {shape})")
     if points is None:
-        points = len(loads) <= POINTS_MAX
+        points = shape[0] <= POINTS_MAX
     ax = get_ax(ax)
-    names = [str(column) for column in loads.columns]
     colors = dict(zip(names, color_cycle(len(names)), strict=True))
-    series = [pd.to_numeric(loads.iloc[:, k], errors="coerce").dropna() for k in range(len(names))]
+    kept = [~np.isnan(column) for column in columns]
+    series = [_Series(c[keep], rows[keep]) for c, keep in zip(columns, kept, strict=True)]
 
     _draw_violins(ax, names, series, colors, kwargs)
     if points:
         _draw_points(ax, series)
     low, high = _data_range(series)
     for position, values in enumerate(series):
-        if not values.empty:
+        if len(values.values):
             _label_median_and_max(
                 ax, position, values, unit_label=unit_label, span=high - min(0.0, low)
             )
@@ -131,7 +176,7 @@ def plot_violin(
 def _draw_violins(
     ax: Axes,
     names: list[str],
-    series: list[pd.Series[float]],
+    series: list[_Series],
     colors: dict[str, tuple[float, float, float]],
     kwargs: dict[str, Any],
 ) -> None:
@@ -142,12 +187,12 @@ def _draw_violins(
     violins need scipy.stats, whose import alone costs more than a small
     command's whole run.
     """
-    spread = [k for k, values in enumerate(series) if values.nunique() > 1]
+    spread = [k for k, values in enumerate(series) if len(np.unique(values.values)) > 1]
     fills = [desaturate(colors[name], _SATURATION) for name in names]
     # seaborn's "auto" line colour: a grey at 0.6 x the darkest fill's lightness
     edge = (min(colorsys.rgb_to_hls(*fill)[1] for fill in fills) * 0.6,) * 3
     for k in spread:
-        support, density = _kde(series[k].to_numpy(dtype=np.float64))
+        support, density = _kde(series[k].values)
         # each violin's widest point spans the whole width (seaborn: density_norm="area",
         # common_norm=False, one hue level per violin)
         half = density / density.max() * (_VIOLIN_WIDTH / 2)
@@ -158,8 +203,8 @@ def _draw_violins(
             **{"facecolor": fills[k], "edgecolor": edge, "linewidth": 1, **kwargs},
         )
     for k, values in enumerate(series):
-        if k not in spread and not values.empty:
-            level = float(values.iloc[0])
+        if k not in spread and len(values.values):
+            level = float(values.values[0])
             ax.plot(
                 [k - _VIOLIN_WIDTH / 2, k + _VIOLIN_WIDTH / 2],
                 [level, level],
@@ -187,16 +232,16 @@ def _kde(values: NDArray[np.floating[Any]]) -> tuple[NDArray[np.float64], NDArra
     return support, density / (n * sigma * math.sqrt(2 * math.pi))
 
 
-def _draw_points(ax: Axes, series: list[pd.Series[float]]) -> None:
+def _draw_points(ax: Axes, series: list[_Series]) -> None:
     """One small dot per row, jittered sideways (fixed seed: same picture every run)."""
     rng = np.random.default_rng(0)
     for position, values in enumerate(series):
-        if values.empty:
+        if not len(values.values):
             continue
-        x = position + rng.uniform(-_JITTER, _JITTER, size=len(values))
+        x = position + rng.uniform(-_JITTER, _JITTER, size=len(values.values))
         ax.scatter(
             x,
-            values.to_numpy(dtype=np.float64),
+            values.values,
             s=6,
             color="0.15",
             alpha=0.5,
@@ -206,16 +251,17 @@ def _draw_points(ax: Axes, series: list[pd.Series[float]]) -> None:
 
 
 def _label_median_and_max(
-    ax: Axes, position: int, values: pd.Series[float], *, unit_label: str, span: float
+    ax: Axes, position: int, values: _Series, *, unit_label: str, span: float
 ) -> None:
     """Mark the median (white dot) and the maximum (triangle), each with a text label.
 
     Both labels sit right of the centre line, where a violin is narrow at its
     tip; when the two values are too close for that, the max label goes above.
     """
-    median = float(values.median())
-    top_id = values.idxmax()
-    top = float(values.max())
+    median = float(np.median(values.values))
+    top_at = int(np.argmax(values.values))  # the first row of the largest value
+    top_id = values.ids[top_at]
+    top = float(values.values[top_at])
     ax.scatter(
         [position], [median], s=36, color="white", edgecolors="black", linewidths=1, zorder=4
     )
@@ -256,15 +302,15 @@ def _label_median_and_max(
         )
 
 
-def _whole(values: pd.Series[float]) -> bool:
+def _whole(values: _Series) -> bool:
     """Whether every value is a whole number (counts: integer ticks)."""
-    data = values.to_numpy(dtype=np.float64)
+    data = values.values
     return bool(np.all(data == np.round(data)))
 
 
-def _data_range(series: list[pd.Series[float]]) -> tuple[float, float]:
+def _data_range(series: list[_Series]) -> tuple[float, float]:
     """Smallest and largest value over all series (0, 0 when there are none)."""
-    filled = [values for values in series if not values.empty]
+    filled = [values.values for values in series if len(values.values)]
     if not filled:
         return 0.0, 0.0
     return (
@@ -274,8 +320,9 @@ def _data_range(series: list[pd.Series[float]]) -> tuple[float, float]:
 
 
 def plot_pe_loads(
-    loads: pd.DataFrame,
+    loads: pd.DataFrame | Mapping[str, ArrayLike],
     *,
+    ids: ArrayLike | None = None,
     ax: Axes | None = None,
     value_label: str = "messages",
     unit_label: str = "PE",
@@ -295,7 +342,10 @@ def plot_pe_loads(
     ----------
     loads
         One row per PE (index = PE id), one column per series, e.g.
-        ``sent`` and ``received``. Not modified.
+        ``sent`` and ``received``. Not modified. Or a mapping of column
+        name to values, the rows named by `ids` (this form needs no pandas).
+    ids
+        With a mapping `loads`: the id of each row (default 0, 1, ...).
     ax
         Axes to draw on (the current one when None).
     value_label, unit_label, title
@@ -313,24 +363,23 @@ def plot_pe_loads(
     ValueError
         ``loads`` is empty.
     """
-    if loads.empty:
+    names, columns, ids = _pe_table(loads, ids)
+    if not len(ids) or not names:
         raise ValueError("cannot draw an empty table")
     ax = get_ax(ax)
-    ids = loads.index.to_numpy()
     positions = np.arange(len(ids), dtype=np.float64)
     edges = np.append(positions, len(ids)) - 0.5
     colours = ("#4c72b0", "#dd8452", "#55a868", "#c44e52")
-    widths = np.linspace(3.2, 1.2, num=max(len(loads.columns), 2))
-    for i, name in enumerate(loads.columns):
-        values = loads[name].to_numpy(dtype=np.float64)
+    widths = np.linspace(3.2, 1.2, num=max(len(names), 2))
+    for i, (name, values) in enumerate(zip(names, columns, strict=True)):
         colour = colours[i % len(colours)]
         options: dict[str, Any] = {"color": colour, "linewidth": float(widths[i])}
         options.update(kwargs)
-        stairs(ax, values, edges, label=str(name), baseline=None, **options)
+        stairs(ax, values, edges, label=name, baseline=None, **options)
         ax.axhline(float(np.nanmean(values)), color=colour, linewidth=0.9, linestyle=":")
     ax.set_xlim(edges[0], edges[-1])
     # from 0, with 6 % of headroom: the steps of a balanced run sat on the frame
-    top = float(np.nanmax(loads.to_numpy(dtype=np.float64))) if loads.size else 0.0
+    top = float(np.nanmax(np.stack(columns)))
     ax.set_ylim(0, top * 1.06 if math.isfinite(top) and top > 0 else 1.0)
     # round steps, fewer for long ids: 32 labels of 5 digits ran together at 65,536 PEs
     digits = len(str(int(np.max(ids)))) if len(ids) and np.issubdtype(ids.dtype, np.integer) else 3
@@ -343,7 +392,7 @@ def plot_pe_loads(
     ax.set_xticks(ticks, [str(ids[int(t)]) for t in ticks])
     ax.set_xlabel(unit_label)
     ax.set_ylabel(f"{value_label} per {unit_label}")
-    ax.yaxis.set_major_formatter(_count_formatter(0.0, float(np.nanmax(loads.to_numpy()))))
+    ax.yaxis.set_major_formatter(_count_formatter(0.0, top))
     ax.legend(
         title="dotted: mean",
         loc="upper left",
@@ -355,6 +404,18 @@ def plot_pe_loads(
     if title is not None:
         ax.set_title(title)
     return ax
+
+
+def _pe_table(
+    loads: pd.DataFrame | Mapping[str, ArrayLike], ids: ArrayLike | None
+) -> tuple[list[str], list[NDArray[np.float64]], NDArray[Any]]:
+    """Column names, each column as floats and the row ids (see :func:`plot_pe_loads`)."""
+    if isinstance(loads, Mapping):
+        return _table(loads, ids)
+    if ids is not None:
+        raise ValueError("ids name a mapping's rows: a DataFrame's are its index")
+    columns = [loads[name].to_numpy(dtype=np.float64) for name in loads.columns]
+    return [str(name) for name in loads.columns], columns, loads.index.to_numpy()
 
 
 def _count_formatter(low: float, high: float) -> FuncFormatter:

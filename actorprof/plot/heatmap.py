@@ -9,17 +9,20 @@ they are about N times larger than the cells and would wash them out.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import matplotlib as mpl
 import numpy as np
-import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.colors import Colormap, ListedColormap, LogNorm, Normalize
 from matplotlib.image import AxesImage
 from matplotlib.ticker import FuncFormatter, LogFormatter, MaxNLocator
 from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from actorprof.analyze.imbalance import LOG_SKEW, skew
 from actorprof.plot._style import (
@@ -144,8 +147,10 @@ class _Layout:
 
 
 def plot_heatmap(
-    matrix: pd.DataFrame,
+    matrix: pd.DataFrame | NDArray[Any],
     *,
+    row_ids: Sequence[Any] | None = None,
+    column_ids: Sequence[Any] | None = None,
     ax: Axes | None = None,
     totals: bool = True,
     annot: bool | None = None,
@@ -171,7 +176,13 @@ def plot_heatmap(
     matrix
         Message counts (or bytes, or any non-negative numbers); index = source
         ids, columns = destination ids. Need not be square. NaN cells are left
-        blank and count as 0 in the totals. Not modified.
+        blank and count as 0 in the totals. Not modified. Or a 2-D numpy
+        array, its rows and columns named by `row_ids` and `column_ids`
+        (this form needs no pandas: a figure drawn where pandas is not
+        imported).
+    row_ids, column_ids
+        With an array `matrix`: the ids of its rows (sources) and columns
+        (destinations), as a DataFrame's index and columns; default 0, 1, ...
     ax
         Axes to draw on; default: the current Axes (created if needed).
     totals
@@ -195,7 +206,8 @@ def plot_heatmap(
         What the numbers count, for the colour bars: "messages", "bytes"...
     source_label, destination_label
         Axis labels; default from ``matrix.index.name`` and
-        ``matrix.columns.name`` (``"src_pe"`` -> "source PE").
+        ``matrix.columns.name`` (``"src_pe"`` -> "source PE"), or "source"
+        and "destination" for an array.
     title
         Axes title.
     colorbar
@@ -226,7 +238,9 @@ def plot_heatmap(
     Raises
     ------
     ValueError
-        If `matrix` is empty, or `annot` is True for more than 10,000 cells.
+        If `matrix` is empty or not 2-D, `annot` is True for more than 10,000
+        cells, `row_ids` or `column_ids` do not match the array's shape, or
+        are given with a DataFrame.
     TypeError
         If `matrix` holds values that are not numbers.
 
@@ -244,6 +258,7 @@ def plot_heatmap(
     """
     values = _as_float_array(matrix)
     n_rows, n_cols = values.shape
+    rows, columns = _ids(matrix, values.shape, row_ids, column_ids)
     if annot is None:
         annot = max(n_rows, n_cols) <= ANNOT_MAX
     elif annot and n_rows * n_cols > ANNOT_CELL_LIMIT:
@@ -254,7 +269,7 @@ def plot_heatmap(
     ax = get_ax(ax)
     reserve_margins(
         ax,
-        left=_left_margin(matrix, totals),
+        left=_left_margin(rows, totals),
         right=_COLORBAR_INCHES if colorbar else 0.0,
     )
     layout = _Layout.for_shape(n_rows, n_cols, totals)
@@ -317,14 +332,16 @@ def plot_heatmap(
     xspan = layout.xlim[1] - layout.xlim[0]
     yspan = layout.ylim[0] - layout.ylim[1]
     per_x, per_y = points_per_unit(ax, xspan, yspan)
-    _set_ticks(ax, matrix, layout, per_x=per_x, per_y=per_y)
+    _set_ticks(ax, rows, columns, layout, per_x=per_x, per_y=per_y)
     ax.set_xlabel(
         destination_label
         if destination_label is not None
-        else axis_name(matrix.columns.name, "destination")
+        else axis_name(getattr(columns, "name", None), "destination")
     )
     ax.set_ylabel(
-        source_label if source_label is not None else axis_name(matrix.index.name, "source")
+        source_label
+        if source_label is not None
+        else axis_name(getattr(rows, "name", None), "source")
     )
     if title is not None:
         ax.set_title(title)
@@ -350,19 +367,47 @@ def _whole(data: NDArray[np.float64]) -> bool:
     return bool(np.all(finite == np.round(finite)))
 
 
-def _as_float_array(matrix: pd.DataFrame) -> NDArray[np.float64]:
+def _as_float_array(matrix: pd.DataFrame | NDArray[Any]) -> NDArray[np.float64]:
     """The matrix values as floats, NaN where missing (may share memory: never written to)."""
+    if len(matrix.shape) != 2:
+        raise ValueError(f"the matrix must be 2-D (shape {matrix.shape})")
     if matrix.shape[0] == 0 or matrix.shape[1] == 0:
         raise ValueError(f"cannot draw an empty matrix (shape {matrix.shape})")
     try:
+        if isinstance(matrix, np.ndarray):
+            return np.asarray(matrix, dtype=np.float64)  # read only: no copy
         return matrix.to_numpy(dtype=np.float64, na_value=np.nan)  # read only: no copy
     except (TypeError, ValueError) as exc:
         raise TypeError(f"the matrix must hold numbers: {exc}") from exc
 
 
-def _left_margin(matrix: pd.DataFrame, totals: bool) -> float:
+def _ids(
+    matrix: pd.DataFrame | NDArray[Any],
+    shape: tuple[int, ...],
+    row_ids: Sequence[Any] | None,
+    column_ids: Sequence[Any] | None,
+) -> tuple[Sequence[Any] | pd.Index[Any], Sequence[Any] | pd.Index[Any]]:
+    """The ids of the rows and of the columns: a DataFrame's index and columns
+    (their names label the axes), or an array's ``row_ids`` and ``column_ids``."""
+    if not isinstance(matrix, np.ndarray):
+        if row_ids is not None or column_ids is not None:
+            raise ValueError(
+                "row_ids and column_ids name an array's rows and columns: a "
+                "DataFrame's are its index and columns"
+            )
+        return matrix.index, matrix.columns
+    rows = range(shape[0]) if row_ids is None else row_ids
+    columns = range(shape[1]) if column_ids is None else column_ids
+    if len(rows) != shape[0] or len(columns) != shape[1]:
+        raise ValueError(
+            f"{len(rows)} row ids and {len(columns)} column ids for a matrix of shape {shape}"
+        )
+    return rows, columns
+
+
+def _left_margin(rows: Sequence[Any] | pd.Index[Any], totals: bool) -> float:
     """Inches the y tick labels ("received" or the widest id) and the y label need."""
-    widest = max(len("received") if totals else 0, max(len(str(i)) for i in matrix.index))
+    widest = max(len("received") if totals else 0, max(len(str(i)) for i in rows))
     points = 0.62 * tick_fontsize("y") * widest + 1.4 * tick_fontsize("y") + 14.0
     return points / 72.0
 
@@ -413,7 +458,13 @@ def _totals_cmap(cmap: str) -> Colormap:
 
 
 def _set_ticks(
-    ax: Axes, matrix: pd.DataFrame, layout: _Layout, *, per_x: float, per_y: float
+    ax: Axes,
+    rows: Sequence[Any] | pd.Index[Any],
+    columns: Sequence[Any] | pd.Index[Any],
+    layout: _Layout,
+    *,
+    per_x: float,
+    per_y: float,
 ) -> None:
     """Label thinned rows and columns with their ids, and the totals bands."""
     extra = 1 if layout.totals else 0
@@ -421,7 +472,7 @@ def _set_ticks(
     y_size = tick_fontsize("y")
     # Short ids (PE numbers) stay horizontal and are thinned to fit side by side;
     # long ones are turned vertical and thinned like the y axis.
-    widest = max(len(str(label)) for label in matrix.columns)
+    widest = max(len(str(label)) for label in columns)
     rotation = 0.0 if widest <= 5 else 90.0
     x_room = (0.65 * widest + 1.2) * x_size if rotation == 0.0 else 1.4 * x_size
     # one label per 1.4 font heights at most: more would overlap
@@ -432,8 +483,8 @@ def _set_ticks(
 
     x_pos = _tick_positions(layout.n_cols, x_step, layout.sent_x if layout.totals else None)
     y_pos = _tick_positions(layout.n_rows, y_step, layout.received_y if layout.totals else None)
-    x_labels = [str(matrix.columns[i]) for i in x_pos]
-    y_labels = [str(matrix.index[i]) for i in y_pos]
+    x_labels = [str(columns[i]) for i in x_pos]
+    y_labels = [str(rows[i]) for i in y_pos]
     x_ticks = [float(i) for i in x_pos]
     y_ticks = [float(i) for i in y_pos]
     if layout.totals:
