@@ -706,11 +706,17 @@ def _without_3d_axes() -> Iterator[None]:  # pragma: no cover - runs in the serv
     ``matplotlib.projections`` imports ``mpl_toolkits.mplot3d`` to register
     the "3d" projection (20 ms of a figure server's start, which draws no
     3-D Axes). A stand-in without ``Axes3D`` makes matplotlib skip it (its
-    own path when the toolkit is missing); the real toolkit stays
-    importable after.
+    own path when the toolkit is missing, since matplotlib 3.9; older ones
+    register it unconditionally, so there it is imported as before); the
+    real toolkit stays importable after.
     """
     name = "mpl_toolkits.mplot3d"
     if "matplotlib.projections" in sys.modules or name in sys.modules:
+        yield
+        return
+    import matplotlib
+
+    if tuple(getattr(matplotlib, "__version_info__", (0, 0))[:2]) < (3, 9):
         yield
         return
     import types
