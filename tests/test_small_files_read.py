@@ -99,6 +99,8 @@ def many_pe_trace(folder: Path, *, pes: int, wide: bool = False) -> list[tuple[s
             f"17214000{pe % 10}.{k:06d}\n"
             for k, (s, d, b) in enumerate(zip(src, dst, size, strict=True))
         ]
+        if pe == 200 and not wide:
+            lines.append(f"77, {pe}, 0, 0, 8, 1721400000.000001\n")  # a PE on two nodes
         lines.append(lines[0])  # a cell twice
         path = folder / f"PE{pe}_send.csv"
         path.write_text("".join(lines))
@@ -148,6 +150,20 @@ def test_line_cells_are_the_lines_grouped() -> None:
         for column, array in zip(("src", "dst", "count", "sum"), got, strict=True):
             np.testing.assert_array_equal(array, want[column].to_numpy(np.int64))
     assert all(len(a) == 0 for a in _line_cells(*(np.zeros(0, np.int64),) * 3))
+
+
+def test_distinct_pairs_are_np_uniques() -> None:
+    from actorprof.engine.batch import _distinct_pairs
+
+    rng = np.random.default_rng(6)
+    pe = rng.integers(0, 5000, 20_000)
+    node = pe // 16
+    got = _distinct_pairs(pe, node)
+    want = np.unique(np.c_[pe, node], axis=0)
+    np.testing.assert_array_equal(np.c_[got], want)
+    node[7] += 1  # a PE on two nodes, ids too large, negative: left to the compaction
+    for args in ((pe, node), (pe + 2**40, node), (pe - 1, pe)):
+        assert all(a is b for a, b in zip(_distinct_pairs(*args), args, strict=True))
 
 
 def test_units_travel_as_columns(tmp_path: Path) -> None:

@@ -124,8 +124,7 @@ def _joined(chunks: list[_Chunk], per_file: bool) -> SmallFiles:
             arrays["dst"],
             arrays["counts"],
             arrays["nbytes"],
-            arrays["pe"],
-            arrays["node"],
+            *_distinct_pairs(arrays["pe"], arrays["node"]),
             messages=int(lines.sum()),
             time_min=float(known.min()) if known.size else None,
             time_max=float(known.max()) if known.size else None,
@@ -225,6 +224,24 @@ def _pairs(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     new = np.ones(len(v), dtype=np.bool_)
     new[1:] = (src[1:] != src[:-1]) | (node[1:] != node[:-1])
     return np.r_[src[new], v[:, 3]], np.r_[node[new], v[:, 2]]
+
+
+def _distinct_pairs(pe: np.ndarray, node: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (pe, node) rows sorted, where every PE has one node (a
+    table by PE id, no sort); as given otherwise (the compaction sorts them)."""
+    if not len(pe) or int(pe.min()) < 0:
+        return pe, node
+    top = int(pe.max())
+    if top >= max(4 * len(pe), 1 << 16):
+        return pe, node
+    node_of = np.empty(top + 1, dtype=np.int64)
+    node_of[pe] = node
+    if not bool((node_of[pe] == node).all()):  # a PE on two nodes
+        return pe, node
+    seen = np.zeros(top + 1, dtype=np.bool_)
+    seen[pe] = True
+    at = np.flatnonzero(seen).astype(np.int64)
+    return at, node_of[at]
 
 
 def _line_cells(src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray) -> tuple[np.ndarray, ...]:
