@@ -63,7 +63,6 @@ def joined_small_files(paths: Iterable[str], limit: int, group_bytes: int) -> It
     view = memoryview(buffer)
     at: list[int] = []
     ends: list[int] = [0]
-    lines: list[int] = []
     size = 0
     for i, path in enumerate(paths):
         try:
@@ -79,40 +78,36 @@ def joined_small_files(paths: Iterable[str], limit: int, group_bytes: int) -> It
         if not 0 < n <= limit or buffer[size + n - 1] != 10:
             continue  # empty, larger, or a cut last line: the one-file route reads it
         at.append(i)
-        lines.append(buffer.count(b"\n", size, size + n))
         size += n
         ends.append(size)
         if size >= group_bytes:
-            yield _group(bytes(view[:size]), at, ends, lines)
-            at, ends, lines, size = [], [0], [], 0
+            yield _group(bytes(view[:size]), at, ends)
+            at, ends, size = [], [0], 0
     if at:
-        yield _group(bytes(view[:size]), at, ends, lines)
+        yield _group(bytes(view[:size]), at, ends)
 
 
 def _joined_by_text(paths: Iterable[str], limit: int, group_bytes: int) -> Iterator[JoinedFiles]:
     texts: list[bytes] = []
     at: list[int] = []
     ends: list[int] = [0]
-    lines: list[int] = []
     for i, path in enumerate(paths):
         text = small_file_text(path, limit)
         if text is None:
             continue
         texts.append(text)
         at.append(i)
-        lines.append(text.count(b"\n"))
         ends.append(ends[-1] + len(text))
         if ends[-1] >= group_bytes:
-            yield _group(b"".join(texts), at, ends, lines)
-            texts, at, ends, lines = [], [], [0], []
+            yield _group(b"".join(texts), at, ends)
+            texts, at, ends = [], [], [0]
     if at:
-        yield _group(b"".join(texts), at, ends, lines)
+        yield _group(b"".join(texts), at, ends)
 
 
-def _group(text: bytes, at: list[int], ends: list[int], lines: list[int]) -> JoinedFiles:
-    return JoinedFiles(
-        text,
-        np.array(at, dtype=np.int64),
-        np.array(ends, dtype=np.int64),
-        np.array(lines, dtype=np.int64),
-    )
+def _group(text: bytes, at: list[int], ends: list[int]) -> JoinedFiles:
+    offsets = np.array(ends, dtype=np.int64)
+    # line ends per file: one pass over the group (half a count() call per file)
+    line_ends = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == 10)
+    lines = np.diff(np.searchsorted(line_ends, offsets)).astype(np.int64)
+    return JoinedFiles(text, np.array(at, dtype=np.int64), offsets, lines)
