@@ -189,3 +189,24 @@ def test_a_unit_without_the_cache_sums_what_the_cached_unit_keeps(tmp_path: Path
     for name in ("at", "lines_read", "lines_blank", "bytes_read", "mismatched"):
         np.testing.assert_array_equal(getattr(plain.clean, name), getattr(cached.clean, name))
     assert plain.ranges == cached.ranges
+
+
+def test_reading_leaves_the_garbage_collector_as_it_was(tmp_path: Path) -> None:
+    import gc
+
+    from actorprof import ReadReport
+    from actorprof.engine import Engine, reduce_logical
+    from actorprof.errors import ActorProfError
+
+    folder = mixed_trace(tmp_path / "run")
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            reduce_logical(folder, report=ReadReport(), engine=Engine(jobs=1))
+            assert gc.isenabled() == enabled
+        gc.enable()
+        with pytest.raises(ActorProfError):  # no trace there: raised with the collector back
+            reduce_logical(tmp_path / "none", report=ReadReport(), engine=Engine(jobs=1))
+        assert gc.isenabled()
+    finally:
+        gc.enable()
