@@ -9,6 +9,11 @@ from. A group whose text is not canonical throughout (a noise line, a cut
 last line, a stray PE id...) is halved until the odd file is found; that
 file goes through :func:`actorprof.engine.map.reduce_range`, so every file
 gets exactly what the per-file route gives it.
+
+Without the cache no file's own partial is kept: each group is then summed
+as a whole (its cells sorted per group, so a unit's groups, in PE order,
+join already sorted), and only the line accounting stays per file. The
+files are read straight into one buffer (:func:`actorprof.read.joined_small_files`).
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..read import canonical_lines, new_key_table, small_file_text
+from ..analyze.matrix import CommPartial
+from ..read import JoinedFiles, canonical_lines, joined_small_files, new_key_table
 from .map import Packed
 
 __all__ = ["SmallFiles", "reduce_small_files"]
@@ -32,16 +38,19 @@ class SmallFiles:
     """Whole small files read in groups, as columns: no object per file.
 
     ``at`` holds their positions among the files given, ascending. File
-    ``k`` of them is ``packed.messages[k]`` canonical lines (none blank,
-    none skipped) in ``bytes_read[k]`` bytes, ``mismatched[k]`` of them
-    with a source other than the file's PE; its partial is
-    ``packed.part(k)``, and ``packed.total()`` is theirs summed.
+    ``k`` of them is ``lines[k]`` canonical lines (none blank, none
+    skipped) in ``bytes_read[k]`` bytes, ``mismatched[k]`` of them with a
+    source other than the file's PE. ``total`` is their partials summed
+    (cells may repeat until compacted); ``packed``, when asked for, holds
+    each file's own partial (``packed.part(k)``).
     """
 
     at: np.ndarray
-    packed: Packed
+    lines: np.ndarray
     bytes_read: np.ndarray
     mismatched: np.ndarray
+    total: CommPartial
+    packed: Packed | None = None
 
     def __len__(self) -> int:
         return len(self.at)
@@ -52,35 +61,30 @@ def reduce_small_files(
     *,
     pe_limit: int | None,
     block_bytes: int,
+    per_file: bool = True,
 ) -> SmallFiles:
     """Reduce whole small files ``(path, pe)`` in groups of about ``block_bytes``.
 
     Returns the files read so, as columns; a file not among them must be
     read on its own (unreadable, empty, larger than ``block_bytes``, or not
-    made of canonical lines only).
+    made of canonical lines only). ``per_file`` false: only their partials'
+    sum is made (no per-file cells to sort and send back).
     """
     chunks: list[_Chunk] = []
-    group: list[tuple[int, bytes]] = []
-    size = 0
+    pes = np.array([-1 if pe is None else pe for _, pe in files], dtype=np.int64)
     every_line = False  # a key per line, once a group showed lines mostly distinct
-    for i, (path, _) in enumerate(files):
-        data = small_file_text(path, block_bytes)  # None: the per-file route reads it
-        if data is None:
-            continue
-        group.append((i, data))
-        size += len(data)
-        if size >= block_bytes:
-            every_line = _reduce_group(group, files, chunks, pe_limit, every_line)
-            group, size = [], 0
-    if group:
-        _reduce_group(group, files, chunks, pe_limit, every_line)
-    return _joined(chunks)
+    # the files left out (unreadable, empty, larger, a cut line) are read on their own
+    for group in joined_small_files((path for path, _ in files), block_bytes, block_bytes):
+        every_line = _reduce_group(group, pes, chunks, pe_limit, every_line, per_file)
+    return _joined(chunks, per_file)
 
 
 @dataclass
 class _Chunk:
-    """One group's files (those of its canonical halves), as columns: per-file
-    ``cell_counts`` and ``pair_counts`` say which rows are whose."""
+    """One group's files (those of its canonical halves), as columns. With
+    ``per_file``, ``times`` has a row per file and ``cell_counts`` and
+    ``pair_counts`` say which rows are whose; otherwise ``times`` is the
+    group's one row and the cells and pairs are the group's, unsorted."""
 
     at: np.ndarray
     lines: np.ndarray
@@ -89,30 +93,49 @@ class _Chunk:
     times: np.ndarray
     cells: tuple[np.ndarray, ...]
     pairs: tuple[np.ndarray, ...]
-    cell_counts: np.ndarray
-    pair_counts: np.ndarray
+    cell_counts: np.ndarray | None = None
+    pair_counts: np.ndarray | None = None
 
 
-def _joined(chunks: list[_Chunk]) -> SmallFiles:
+def _joined(chunks: list[_Chunk], per_file: bool) -> SmallFiles:
     """The groups' columns end to end (file order: groups are read in order)."""
 
-    def cat(arrays: Iterable[np.ndarray]) -> np.ndarray:
-        return np.concatenate([np.zeros(0, np.int64), *arrays])
+    def cat(arrays: Iterable[np.ndarray | None]) -> np.ndarray:
+        return np.concatenate([np.zeros(0, np.int64), *(a for a in arrays if a is not None)])
 
     arrays = {name: cat(c.cells[k] for c in chunks) for k, name in enumerate(_CELLS)}
     arrays |= {name: cat(c.pairs[k] for c in chunks) for k, name in enumerate(_PAIRS)}
-    packed = Packed(
-        arrays,
-        np.cumsum(cat(c.cell_counts for c in chunks)),
-        np.cumsum(cat(c.pair_counts for c in chunks)),
-        cat(c.lines for c in chunks),
-        np.concatenate([np.zeros((0, 2)), *(c.times for c in chunks)]),
-    )
+    lines = cat(c.lines for c in chunks)
+    times = np.concatenate([np.zeros((0, 2)), *(c.times for c in chunks)])
+    packed = None
+    if per_file:
+        packed = Packed(
+            arrays,
+            np.cumsum(cat(c.cell_counts for c in chunks)),
+            np.cumsum(cat(c.pair_counts for c in chunks)),
+            lines,
+            times,
+        )
+        total = packed.total()
+    else:
+        known = times[~np.isnan(times)]
+        total = CommPartial(
+            arrays["src"],
+            arrays["dst"],
+            arrays["counts"],
+            arrays["nbytes"],
+            *_distinct_pairs(arrays["pe"], arrays["node"]),
+            messages=int(lines.sum()),
+            time_min=float(known.min()) if known.size else None,
+            time_max=float(known.max()) if known.size else None,
+        )
     return SmallFiles(
         cat(c.at for c in chunks),
-        packed,
+        lines,
         cat(c.bytes_read for c in chunks),
         cat(c.mismatched for c in chunks),
+        total,
+        packed,
     )
 
 
@@ -121,40 +144,150 @@ _PAIRS = ("pe", "node")
 
 
 def _reduce_group(
-    group: list[tuple[int, bytes]],
-    files: list[tuple[str, int | None]],
+    group: JoinedFiles,
+    pes: np.ndarray,
     chunks: list[_Chunk],
     pe_limit: int | None,
     every_line: bool,
+    per_file: bool,
 ) -> bool:
-    """Reduce one group of files into ``chunks``; returns whether most of its
-    lines had a key of their own (the next group then parses every line
-    instead of looking keys up: :class:`actorprof.read.LineKeys`)."""
+    """Reduce one group of files into ``chunks`` (``pes``: each file's PE, -1
+    for none, by position); returns whether most of its lines had a key of
+    their own (the next group then parses every line instead of looking
+    keys up: :class:`actorprof.read.LineKeys`)."""
     table = new_key_table(every_line=every_line)
-    found = canonical_lines(b"".join(data for _, data in group), table, pe_limit=pe_limit)
+    found = canonical_lines(group.text, table, pe_limit=pe_limit)
     if found is None:
         if len(group) > 1:  # find the odd files; the others stay on this route
             half = len(group) // 2
-            _reduce_group(group[:half], files, chunks, pe_limit, every_line)
-            _reduce_group(group[half:], files, chunks, pe_limit, every_line)
+            for part in (group.part(0, half), group.part(half, len(group))):
+                _reduce_group(part, pes, chunks, pe_limit, every_line, per_file)
         return every_line
     key_ids, micros = found
-    lines = np.array([data.count(b"\n") for _, data in group], dtype=np.int64)
+    lines = group.lines
     if int(lines.sum()) != len(key_ids):  # cannot happen for canonical text; be safe
         return every_line
     n = len(group)
-    starts = np.r_[0, np.cumsum(lines)[:-1]]
-    file_of_line = np.repeat(np.arange(n, dtype=np.int64), lines)
     values = table.values
-    pes = np.array([-1 if files[i][1] is None else files[i][1] for i, _ in group], np.int64)
-    src_of_line = values[key_ids, 1]
-    mismatched = np.bincount(
-        file_of_line,
-        weights=(src_of_line != pes[file_of_line]) & (pes[file_of_line] >= 0),
-        minlength=n,
-    ).astype(np.int64)
+    pe_of_line = np.repeat(pes[group.at], lines)
+    odd = (values[key_ids, 1] != pe_of_line) & (pe_of_line >= 0)
+    mismatched = np.zeros(n, dtype=np.int64)
+    if odd.any():
+        file_of_line = np.repeat(np.arange(n, dtype=np.int64), lines)
+        mismatched = np.bincount(file_of_line, weights=odd, minlength=n).astype(np.int64)
+    if per_file:
+        chunks.append(_per_file(group, key_ids, micros, values, mismatched, every_line))
+    else:
+        chunks.append(_per_group(group, key_ids, micros, values, mismatched, every_line))
+    return table.size > len(key_ids) // 2
+
+
+def _per_group(
+    group: JoinedFiles,
+    key_ids: np.ndarray,
+    micros: np.ndarray | None,
+    values: np.ndarray,
+    mismatched: np.ndarray,
+    every_line: bool,
+) -> _Chunk:
+    """The group's partial as a whole: cells summed per (src, dst) and
+    sorted, (PE, node) pairs unsorted (compacted with the unit's total)."""
+    if every_line:  # a key per line
+        v = values[key_ids]
+        cells = _line_cells(v[:, 1], v[:, 3], v[:, 4])
+    else:
+        count = np.bincount(key_ids, minlength=len(values))
+        used = np.flatnonzero(count)
+        v = values[used]
+        count = count[used]
+        cells = _group_sum(np.zeros(len(v), np.int64), v[:, 1], v[:, 3], count, count * v[:, 4])
+        cells = cells[1:]
+    times = np.full((1, 2), np.nan)
+    if micros is not None and micros.size:  # exact: micros are below 2**53
+        times[0] = int(micros.min()) / 1_000_000, int(micros.max()) / 1_000_000
+    return _Chunk(
+        group.at,
+        group.lines,
+        np.diff(group.offsets),
+        mismatched,
+        times,
+        cells,
+        _pairs(v),
+    )
+
+
+def _pairs(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (pe, node) pairs of key values ``v``, sources then destinations;
+    a source repeating the row before is left out (a file's lines name its
+    PE: a row per file, not per line), the compaction does the rest."""
+    src, node = v[:, 1], v[:, 0]
+    new = np.ones(len(v), dtype=np.bool_)
+    new[1:] = (src[1:] != src[:-1]) | (node[1:] != node[:-1])
+    return np.r_[src[new], v[:, 3]], np.r_[node[new], v[:, 2]]
+
+
+def _distinct_pairs(pe: np.ndarray, node: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (pe, node) rows sorted, where every PE has one node (a
+    table by PE id, no sort); as given otherwise (the compaction sorts them)."""
+    if not len(pe) or int(pe.min()) < 0:
+        return pe, node
+    top = int(pe.max())
+    if top >= max(4 * len(pe), 1 << 16):
+        return pe, node
+    node_of = np.empty(top + 1, dtype=np.int64)
+    node_of[pe] = node
+    if not bool((node_of[pe] == node).all()):  # a PE on two nodes
+        return pe, node
+    seen = np.zeros(top + 1, dtype=np.bool_)
+    seen[pe] = True
+    at = np.flatnonzero(seen).astype(np.int64)
+    return at, node_of[at]
+
+
+def _line_cells(src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Lines (non-negative ``src``, ``dst``, ``nbytes``) summed per (src, dst),
+    sorted by it: ``(src, dst, counts, nbytes)``.
+
+    Where the three fit in 63 bits together they are sorted as one int64
+    (``np.sort``, no ``argsort``, and the sums come out in place).
+    """
+    if not len(src):
+        return tuple(np.zeros(0, np.int64) for _ in range(4))
+    low = int(src.min())
+    wd, wn = int(dst.max()).bit_length(), int(nbytes.max()).bit_length()
+    if (int(src.max()) - low).bit_length() + wd + wn > 63:
+        ones = np.ones(len(src), dtype=np.int64)
+        return _group_sum(np.zeros(len(src), np.int64), src, dst, ones, nbytes)[1:]
+    packed = ((src - low) << (wd + wn)) | (dst << wn) | nbytes
+    packed.sort()
+    cell = packed >> wn
+    changed = np.ones(len(cell), dtype=np.bool_)
+    changed[1:] = cell[1:] != cell[:-1]
+    at = np.flatnonzero(changed)
+    cell = cell[at]
+    return (
+        (cell >> wd) + low,
+        cell & ((1 << wd) - 1),
+        np.diff(np.r_[at, len(packed)]),
+        np.add.reduceat(packed & ((1 << wn) - 1), at),
+    )
+
+
+def _per_file(
+    group: JoinedFiles,
+    key_ids: np.ndarray,
+    micros: np.ndarray | None,
+    values: np.ndarray,
+    mismatched: np.ndarray,
+    every_line: bool,
+) -> _Chunk:
+    """Each file's cells and pairs, sorted by (file, ...)."""
+    lines = group.lines
+    n = len(group)
+    file_of_line = np.repeat(np.arange(n, dtype=np.int64), lines)
     times = np.full((n, 2), np.nan)
     if micros is not None:  # exact: micros are below 2**53, and / rounds once
+        starts = np.r_[0, np.cumsum(lines)[:-1]]
         times[:, 0] = np.minimum.reduceat(micros, starts) / 1_000_000
         times[:, 1] = np.maximum.reduceat(micros, starts) / 1_000_000
     # distinct (file, key) and how many lines of each
@@ -167,20 +300,17 @@ def _reduce_group(
     v = values[fk & ((1 << _KEY_BITS) - 1)]
     cells = _group_sum(f, v[:, 1], v[:, 3], count, count * v[:, 4])
     pairs = _distinct(np.r_[f, f], np.r_[v[:, 1], v[:, 3]], np.r_[v[:, 0], v[:, 2]])
-    chunks.append(
-        _Chunk(
-            np.array([i for i, _ in group], dtype=np.int64),
-            lines,
-            np.array([len(data) for _, data in group], dtype=np.int64),
-            mismatched,
-            times,
-            cells[1:],
-            pairs[1:],
-            np.bincount(cells[0], minlength=n),
-            np.bincount(pairs[0], minlength=n),
-        )
+    return _Chunk(
+        group.at,
+        lines,
+        np.diff(group.offsets),
+        mismatched,
+        times,
+        cells[1:],
+        pairs[1:],
+        np.bincount(cells[0], minlength=n),
+        np.bincount(pairs[0], minlength=n),
     )
-    return table.size > len(key_ids) // 2
 
 
 def _group_sum(

@@ -16,6 +16,7 @@ __all__ = [
     "CsvSpec",
     "FileColumns",
     "FileReport",
+    "JoinedFiles",
     "LogicalBlock",
     "PhysicalBlock",
     "PhysicalScan",
@@ -30,6 +31,7 @@ __all__ = [
     "iter_logical",
     "iter_papi",
     "iter_physical",
+    "joined_small_files",
     "list_folder",
     "logical_blocks",
     "logical_file_frames",
@@ -55,6 +57,7 @@ _EXPORTS = {
     "FAST_BLOCK_BYTES": "_fastscan",
     "FileColumns": "_report",
     "FileReport": "_report",
+    "JoinedFiles": "_joined",
     "LogicalBlock": "logical",
     "PhysicalBlock": "physical",
     "PhysicalScan": "physical",
@@ -69,6 +72,7 @@ _EXPORTS = {
     "iter_logical": "logical",
     "iter_papi": "papi",
     "iter_physical": "physical",
+    "joined_small_files": "_joined",
     "list_folder": "_files",
     "logical_blocks": "logical",
     "logical_file_frames": "logical",
@@ -97,6 +101,7 @@ if TYPE_CHECKING:
         small_file_text,
         stdout_file,
     )
+    from ._joined import JoinedFiles, joined_small_files
     from ._report import FileColumns, FileReport, ReadReport, SkippedLine
     from ._scan import DEFAULT_BLOCK_BYTES, CsvSpec, require_trace_lines
     from .logical import (
