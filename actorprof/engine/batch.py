@@ -52,12 +52,14 @@ def reduce_small_files(
     *,
     pe_limit: int | None,
     block_bytes: int,
+    sizes: bool = False,
 ) -> SmallFiles:
     """Reduce whole small files ``(path, pe)`` in groups of about ``block_bytes``.
 
     Returns the files read so, as columns; a file not among them must be
     read on its own (unreadable, empty, larger than ``block_bytes``, or not
-    made of canonical lines only).
+    made of canonical lines only). ``sizes``: a file's cells are per
+    (src, dst, message size), not per pair.
     """
     chunks: list[_Chunk] = []
     group: list[tuple[int, bytes]] = []
@@ -70,10 +72,10 @@ def reduce_small_files(
         group.append((i, data))
         size += len(data)
         if size >= block_bytes:
-            every_line = _reduce_group(group, files, chunks, pe_limit, every_line)
+            every_line = _reduce_group(group, files, chunks, pe_limit, every_line, sizes)
             group, size = [], 0
     if group:
-        _reduce_group(group, files, chunks, pe_limit, every_line)
+        _reduce_group(group, files, chunks, pe_limit, every_line, sizes)
     return _joined(chunks)
 
 
@@ -126,6 +128,7 @@ def _reduce_group(
     chunks: list[_Chunk],
     pe_limit: int | None,
     every_line: bool,
+    sizes: bool = False,
 ) -> bool:
     """Reduce one group of files into ``chunks``; returns whether most of its
     lines had a key of their own (the next group then parses every line
@@ -135,8 +138,8 @@ def _reduce_group(
     if found is None:
         if len(group) > 1:  # find the odd files; the others stay on this route
             half = len(group) // 2
-            _reduce_group(group[:half], files, chunks, pe_limit, every_line)
-            _reduce_group(group[half:], files, chunks, pe_limit, every_line)
+            _reduce_group(group[:half], files, chunks, pe_limit, every_line, sizes)
+            _reduce_group(group[half:], files, chunks, pe_limit, every_line, sizes)
         return every_line
     key_ids, micros = found
     lines = np.array([data.count(b"\n") for _, data in group], dtype=np.int64)
@@ -165,7 +168,7 @@ def _reduce_group(
         fk, count = np.unique(fk, return_counts=True)
     f = fk >> _KEY_BITS
     v = values[fk & ((1 << _KEY_BITS) - 1)]
-    cells = _group_sum(f, v[:, 1], v[:, 3], count, count * v[:, 4])
+    cells = _group_sum(f, v[:, 1], v[:, 3], count, count * v[:, 4], v[:, 4] if sizes else None)
     pairs = _distinct(np.r_[f, f], np.r_[v[:, 1], v[:, 3]], np.r_[v[:, 0], v[:, 2]])
     chunks.append(
         _Chunk(
@@ -184,10 +187,16 @@ def _reduce_group(
 
 
 def _group_sum(
-    f: np.ndarray, src: np.ndarray, dst: np.ndarray, counts: np.ndarray, nbytes: np.ndarray
+    f: np.ndarray,
+    src: np.ndarray,
+    dst: np.ndarray,
+    counts: np.ndarray,
+    nbytes: np.ndarray,
+    size: np.ndarray | None = None,
 ) -> tuple[np.ndarray, ...]:
-    """Rows summed per (file, src, dst), sorted by them."""
-    order, first = _sorted_rows(f, src, dst)
+    """Rows summed per (file, src, dst), sorted by them; per (file, src, dst,
+    ``size``) when a size is given."""
+    order, first = _sorted_rows(f, src, dst) if size is None else _sorted_rows(f, src, dst, size)
     at = np.flatnonzero(first)
     rows = order[at]
     return (
