@@ -274,6 +274,9 @@ def test_view_without_buffers_says_the_same(physical: Path, logical: Path) -> No
     assert light.summary_lines() == view.summary_lines()
     assert list(light.link_blocks()) == []
     assert light.without_buffers() is light
+    # the pairs per size are let go too, their sums kept
+    assert len(light.pairs) == 0 and list(light.pairs.columns) == list(view.pairs.columns)
+    assert repr(light) == repr(view)
 
 
 def test_report_beyond_dense_pes_holds_no_links(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -108,17 +108,22 @@ def many_pe_trace(folder: Path, *, pes: int, wide: bool = False) -> list[tuple[s
     return files
 
 
+@pytest.mark.parametrize("sizes", [False, True])
 @pytest.mark.parametrize("wide", [False, True])
-def test_the_sum_only_route_sums_the_per_file_partials(tmp_path: Path, wide: bool) -> None:
+def test_the_sum_only_route_sums_the_per_file_partials(
+    tmp_path: Path, wide: bool, sizes: bool
+) -> None:
     files = many_pe_trace(tmp_path / "run", pes=300, wide=wide)
     files += _mixed(tmp_path)
-    by_file = reduce_small_files(files, pe_limit=None, block_bytes=2000)
-    summed = reduce_small_files(files, pe_limit=None, block_bytes=2000, per_file=False)
+    by_file = reduce_small_files(files, pe_limit=None, block_bytes=2000, sizes=sizes)
+    summed = reduce_small_files(files, pe_limit=None, block_bytes=2000, per_file=False, sizes=sizes)
     assert summed.packed is None and by_file.packed is not None
     for name in ("at", "lines", "bytes_read", "mismatched"):
         np.testing.assert_array_equal(getattr(summed, name), getattr(by_file, name))
     assert len(summed) > 300 and summed.mismatched.sum() == 3  # PE 5 twice, PE 13 of the mix
-    want, got = by_file.packed.total().compact(), summed.total.compact()
+    want, got = by_file.packed.total().compact(sizes=sizes), summed.total.compact(sizes=sizes)
+    if sizes:  # pairs that mix sizes keep a cell per size
+        assert len(got.src) > len(summed.total.compact().src)
     for name in ("src", "dst", "counts", "nbytes", "pe", "node"):
         np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
     assert (got.messages, got.time_min, got.time_max) == (
@@ -134,19 +139,17 @@ def _mixed(tmp_path: Path) -> list[tuple[str, int | None]]:
     return [(str(folder / f"PE{pe}_send.csv"), pe) for pe in range(60)]
 
 
-def test_line_cells_are_the_lines_grouped() -> None:
+@pytest.mark.parametrize("sizes", [False, True])
+def test_line_cells_are_the_lines_grouped(sizes: bool) -> None:
     rng = np.random.default_rng(3)
     for high in (3, 70_000, 2**31 - 1):
         n = 2000
         src = np.sort(rng.integers(0, high, n))
         dst, size = rng.integers(0, high, n), rng.integers(0, 2**32 if high > 9 else 4, n)
-        want = (
-            pd.DataFrame({"src": src, "dst": dst, "size": size})
-            .groupby(["src", "dst"])["size"]
-            .agg(["count", "sum"])
-            .reset_index()
-        )
-        got = _line_cells(src, dst, size)
+        frame = pd.DataFrame({"src": src, "dst": dst, "size": size, "key": size})
+        by = ["src", "dst", "key"] if sizes else ["src", "dst"]
+        want = frame.groupby(by)["size"].agg(["count", "sum"]).reset_index()
+        got = _line_cells(src, dst, size, sizes=sizes)
         for column, array in zip(("src", "dst", "count", "sum"), got, strict=True):
             np.testing.assert_array_equal(array, want[column].to_numpy(np.int64))
     assert all(len(a) == 0 for a in _line_cells(*(np.zeros(0, np.int64),) * 3))

@@ -83,6 +83,11 @@ class CommMatrices:
         First and last send time seen (None without timestamps).
     node_conflicts
         PEs that appeared with more than one node id, with those ids.
+    mixed_sizes
+        The pairs that mix message sizes, a row per (``src_pe``, ``dst_pe``,
+        ``msg_bytes``) with its ``messages``, sorted (int64); None when the
+        sizes were not counted (``CommAccumulator(sizes=False)``). A pair
+        not in it has one size: ``bytes / messages``.
 
     ``counts`` and ``bytes`` are the dense N x N frames (index ``src_pe``,
     columns ``dst_pe``), built on demand for N up to :data:`DENSE_MAX_PES`.
@@ -94,6 +99,7 @@ class CommMatrices:
     time_min_s: float | None = None
     time_max_s: float | None = None
     node_conflicts: dict[int, list[int]] = field(default_factory=dict)
+    mixed_sizes: pd.DataFrame | None = None
 
     @property
     def num_pes(self) -> int:
@@ -157,10 +163,17 @@ class CommAccumulator:
     cells not yet summed), never by the PE count squared or by the magnitude
     of an id. Accumulators of disjoint parts of a trace can be merged with
     :meth:`merge`; the result does not depend on chunking or order.
+
+    ``sizes=True`` also counts the messages per (source, destination,
+    message size) (:attr:`CommMatrices.mixed_sizes`): cells are then kept
+    per size, so the partials added must be of one size per cell (made with
+    ``sizes=True``: :meth:`CommPartial.add_frame`, :meth:`CommPartial.compact`).
+    Memory is bounded by the non-zero (pair, size) cells.
     """
 
-    def __init__(self, num_pes: int | None = None) -> None:
+    def __init__(self, num_pes: int | None = None, *, sizes: bool = False) -> None:
         self.num_pes = num_pes
+        self.sizes = sizes
         self._part = CommPartial()  # compacted
         self._pending: list[CommPartial] = []
         self._pending_cells = 0
@@ -171,7 +184,7 @@ class CommAccumulator:
     def add(self, frame: pd.DataFrame) -> None:
         """Add one chunk with the logical columns (not modified)."""
         part = CommPartial()
-        part.add_frame(frame)
+        part.add_frame(frame, sizes=self.sizes)
         self.add_partial(part)
 
     def add_partial(self, part: CommPartial) -> None:
@@ -208,7 +221,7 @@ class CommAccumulator:
         del parts
         src, dst, counts, nbytes, pe, node = columns
         del columns
-        self._part = CommPartial(src, dst, counts, nbytes, pe, node).compact()
+        self._part = CommPartial(src, dst, counts, nbytes, pe, node).compact(sizes=self.sizes)
         self._pending, self._pending_cells = [], 0
 
     def merge(self, other: CommAccumulator) -> None:
@@ -248,14 +261,94 @@ class CommAccumulator:
             node[pe[first]] = nodes[first]  # the smallest node wins
             for p in np.unique(pe[~first]).tolist():
                 conflicts[p] = sorted(nodes[pe == p].tolist())
+        src, dst, counts, nbytes = part.src, part.dst, part.counts, part.nbytes
+        mixed = None
+        if self.sizes:  # cells per (src, dst, size): summed per pair, the mixed ones kept
+            src, dst, counts, nbytes, mixed = _split_sizes(src, dst, counts, nbytes)
         return CommMatrices(
-            pairs=pairs_frame(part.src, part.dst, part.counts, part.nbytes),
+            pairs=pairs_frame(src, dst, counts, nbytes),
             pe_node=pd.Series(node, index=pd.RangeIndex(n, name="pe"), name="node"),
             messages=self.messages,
             time_min_s=self.time_min,
             time_max_s=self.time_max,
             node_conflicts=conflicts,
+            mixed_sizes=mixed,
         )
+
+
+def _split_sizes(
+    src: np.ndarray, dst: np.ndarray, counts: np.ndarray, nbytes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, pd.DataFrame]:
+    """Cells of one size each, sorted by (src, dst, size), summed per pair; and
+    the rows of the pairs that have more than one (``mixed_sizes``)."""
+    key = _key(src, dst)
+    first = np.ones(len(key), dtype=np.bool_)
+    first[1:] = key[1:] != key[:-1]
+    del key
+    if first.all():  # every pair of one size: the cells are the pairs
+        many = np.zeros(0, dtype=np.int64)
+        return src, dst, counts, nbytes, _size_frame(many, many, many, many)
+    start = np.flatnonzero(first)
+    length = np.diff(np.r_[start, len(first)])
+    many = np.repeat(length > 1, length)
+    mixed = _size_frame(src[many], dst[many], nbytes[many] // counts[many], counts[many])
+    summed = (np.add.reduceat(counts, start), np.add.reduceat(nbytes, start))
+    return src[start], dst[start], *summed, mixed
+
+
+def _size_frame(
+    src: np.ndarray, dst: np.ndarray, size: np.ndarray, messages: np.ndarray
+) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "src_pe": np.asarray(src, dtype=np.int64),
+            "dst_pe": np.asarray(dst, dtype=np.int64),
+            "msg_bytes": np.asarray(size, dtype=np.int64),
+            "messages": np.asarray(messages, dtype=np.int64),
+        },
+        copy=False,
+    )
+
+
+def _size_cells(
+    src: np.ndarray, dst: np.ndarray, counts: np.ndarray, nbytes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Cells of one message size each (size = ``nbytes / counts``) summed per
+    (src, dst, size), sorted by them; the arrays as they are when they are
+    sorted and distinct already.
+
+    Non-negative ids and sizes that fit in 63 bits together are sorted as one
+    int64 key; others by ``np.lexsort``: the same order.
+    """
+    if not len(src):
+        return src, dst, counts, nbytes
+    size = nbytes // np.maximum(counts, 1)
+    columns = (src, dst, size)
+    widths = [int(c.max()).bit_length() for c in columns]
+    if sum(widths) <= 63 and min(int(c.min()) for c in columns) >= 0:
+        key = (src << (widths[1] + widths[2])) | (dst << widths[2]) | size
+        if bool((key[1:] > key[:-1]).all()):
+            return src, dst, counts, nbytes
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        changed = np.ones(len(order), dtype=np.bool_)
+        changed[1:] = key[1:] != key[:-1]
+        del key
+    else:
+        order = np.lexsort((size, dst, src))
+        changed = np.zeros(len(order), dtype=np.bool_)
+        changed[0] = True
+        for c in columns:
+            c = c[order]
+            changed[1:] |= c[1:] != c[:-1]
+    start = np.flatnonzero(changed)
+    rows = order[start]
+    return (
+        src[rows],
+        dst[rows],
+        np.add.reduceat(counts[order], start),
+        np.add.reduceat(nbytes[order], start),
+    )
 
 
 @dataclass
@@ -264,7 +357,9 @@ class CommPartial:
 
     Cells (``src``, ``dst``) may repeat until :meth:`compact`; ``pe`` and
     ``node`` are the (PE, node) pairs seen. Small and picklable, so worker
-    processes and cluster nodes send it back instead of N x N matrices.
+    processes and cluster nodes send it back instead of N x N matrices. A
+    partial made for the message sizes (``sizes=True``) has cells of one
+    size each (``nbytes / counts``), compacted per (``src``, ``dst``, size).
     """
 
     src: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
@@ -301,22 +396,31 @@ class CommPartial:
                 self.time_min = t if self.time_min is None else min(self.time_min, t)
                 self.time_max = t if self.time_max is None else max(self.time_max, t)
 
-    def add_frame(self, frame: pd.DataFrame) -> None:
-        """Add a chunk with the logical columns (the reference reader's frames)."""
+    def add_frame(self, frame: pd.DataFrame, *, sizes: bool = False) -> None:
+        """Add a chunk with the logical columns (the reference reader's frames).
+
+        ``sizes``: a cell per (source, destination, message size), not per pair.
+        """
         if not len(frame):
             return
         src = frame["src_pe"].to_numpy(dtype=np.int64)
         dst = frame["dst_pe"].to_numpy(dtype=np.int64)
         size = frame["msg_bytes"].to_numpy(dtype=np.int64)
-        cells, inverse = np.unique(_key(src, dst), return_inverse=True)
-        inverse = inverse.ravel()
-        counts = np.bincount(inverse, minlength=len(cells)).astype(np.int64)
-        nbytes = _weighted_bincount(inverse, size, len(cells))
+        if sizes:
+            cell_src, cell_dst, counts, nbytes = _size_cells(
+                src, dst, np.ones(len(src), dtype=np.int64), size
+            )
+        else:
+            cells, inverse = np.unique(_key(src, dst), return_inverse=True)
+            inverse = inverse.ravel()
+            counts = np.bincount(inverse, minlength=len(cells)).astype(np.int64)
+            nbytes = _weighted_bincount(inverse, size, len(cells))
+            cell_src, cell_dst = cells >> 32, cells & _LOW32
         pes = np.r_[src, dst]
         nodes = np.r_[frame["src_node"].to_numpy(np.int64), frame["dst_node"].to_numpy(np.int64)]
         pairs = np.unique(_key(pes, nodes - _NODE_MIN))
         self.add_cells(
-            cells >> 32, cells & _LOW32, counts, nbytes, pairs >> 32, (pairs & _LOW32) + _NODE_MIN
+            cell_src, cell_dst, counts, nbytes, pairs >> 32, (pairs & _LOW32) + _NODE_MIN
         )
         self.messages += len(frame)
         if "time_s" in frame:
@@ -331,9 +435,19 @@ class CommPartial:
         self.messages += other.messages
         self.add_times(other.time_min, other.time_max)
 
-    def compact(self) -> CommPartial:
-        """The same partial with each cell and pair once (sorted)."""
+    def compact(self, *, sizes: bool = False) -> CommPartial:
+        """The same partial with each cell and pair once (sorted).
+
+        ``sizes``: a cell per (source, destination, message size), sorted by
+        them; the cells must be of one size each (made so).
+        """
         out = CommPartial(messages=self.messages, time_min=self.time_min, time_max=self.time_max)
+        if sizes:
+            columns = (self.src, self.dst, self.counts, self.nbytes)
+            out.src, out.dst, out.counts, out.nbytes = _size_cells(
+                *(np.asarray(c, dtype=np.int64) for c in columns)
+            )
+            return out._pairs_of(self)
         keys = _key(self.src, self.dst)
         if keys.size and bool((keys[1:] > keys[:-1]).all()):
             # already sorted and distinct (partials of files joined in PE order)
@@ -344,13 +458,17 @@ class CommPartial:
             out.src, out.dst = cells >> 32, cells & _LOW32
             out.counts = _weighted_bincount(inverse, self.counts, len(cells))
             out.nbytes = _weighted_bincount(inverse, self.nbytes, len(cells))
-        pairs = _key(self.pe, self.node - _NODE_MIN)
+        return out._pairs_of(self)
+
+    def _pairs_of(self, other: CommPartial) -> CommPartial:
+        """This partial with ``other``'s (PE, node) pairs, each once (sorted)."""
+        pairs = _key(other.pe, other.node - _NODE_MIN)
         if pairs.size and bool((pairs[1:] > pairs[:-1]).all()):
-            out.pe, out.node = self.pe, self.node
+            self.pe, self.node = other.pe, other.node
         elif pairs.size:
             pairs = np.unique(pairs)
-            out.pe, out.node = pairs >> 32, (pairs & _LOW32) + _NODE_MIN
-        return out
+            self.pe, self.node = pairs >> 32, (pairs & _LOW32) + _NODE_MIN
+        return self
 
     @property
     def max_pe(self) -> int:

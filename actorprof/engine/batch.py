@@ -62,20 +62,22 @@ def reduce_small_files(
     pe_limit: int | None,
     block_bytes: int,
     per_file: bool = True,
+    sizes: bool = False,
 ) -> SmallFiles:
     """Reduce whole small files ``(path, pe)`` in groups of about ``block_bytes``.
 
     Returns the files read so, as columns; a file not among them must be
     read on its own (unreadable, empty, larger than ``block_bytes``, or not
     made of canonical lines only). ``per_file`` false: only their partials'
-    sum is made (no per-file cells to sort and send back).
+    sum is made (no per-file cells to sort and send back). ``sizes``: cells
+    are per (src, dst, message size), not per pair.
     """
     chunks: list[_Chunk] = []
     pes = np.array([-1 if pe is None else pe for _, pe in files], dtype=np.int64)
     every_line = False  # a key per line, once a group showed lines mostly distinct
     # the files left out (unreadable, empty, larger, a cut line) are read on their own
     for group in joined_small_files((path for path, _ in files), block_bytes, block_bytes):
-        every_line = _reduce_group(group, pes, chunks, pe_limit, every_line, per_file)
+        every_line = _reduce_group(group, pes, chunks, pe_limit, every_line, per_file, sizes)
     return _joined(chunks, per_file)
 
 
@@ -150,6 +152,7 @@ def _reduce_group(
     pe_limit: int | None,
     every_line: bool,
     per_file: bool,
+    sizes: bool = False,
 ) -> bool:
     """Reduce one group of files into ``chunks`` (``pes``: each file's PE, -1
     for none, by position); returns whether most of its lines had a key of
@@ -161,7 +164,7 @@ def _reduce_group(
         if len(group) > 1:  # find the odd files; the others stay on this route
             half = len(group) // 2
             for part in (group.part(0, half), group.part(half, len(group))):
-                _reduce_group(part, pes, chunks, pe_limit, every_line, per_file)
+                _reduce_group(part, pes, chunks, pe_limit, every_line, per_file, sizes)
         return every_line
     key_ids, micros = found
     lines = group.lines
@@ -176,9 +179,9 @@ def _reduce_group(
         file_of_line = np.repeat(np.arange(n, dtype=np.int64), lines)
         mismatched = np.bincount(file_of_line, weights=odd, minlength=n).astype(np.int64)
     if per_file:
-        chunks.append(_per_file(group, key_ids, micros, values, mismatched, every_line))
+        chunks.append(_per_file(group, key_ids, micros, values, mismatched, every_line, sizes))
     else:
-        chunks.append(_per_group(group, key_ids, micros, values, mismatched, every_line))
+        chunks.append(_per_group(group, key_ids, micros, values, mismatched, every_line, sizes))
     return table.size > len(key_ids) // 2
 
 
@@ -189,19 +192,22 @@ def _per_group(
     values: np.ndarray,
     mismatched: np.ndarray,
     every_line: bool,
+    sizes: bool = False,
 ) -> _Chunk:
-    """The group's partial as a whole: cells summed per (src, dst) and
-    sorted, (PE, node) pairs unsorted (compacted with the unit's total)."""
+    """The group's partial as a whole: cells summed per (src, dst) (and
+    message size, with ``sizes``) and sorted, (PE, node) pairs unsorted
+    (compacted with the unit's total)."""
     if every_line:  # a key per line
         v = values[key_ids]
-        cells = _line_cells(v[:, 1], v[:, 3], v[:, 4])
+        cells = _line_cells(v[:, 1], v[:, 3], v[:, 4], sizes=sizes)
     else:
         count = np.bincount(key_ids, minlength=len(values))
         used = np.flatnonzero(count)
         v = values[used]
         count = count[used]
-        cells = _group_sum(np.zeros(len(v), np.int64), v[:, 1], v[:, 3], count, count * v[:, 4])
-        cells = cells[1:]
+        zero = np.zeros(len(v), np.int64)
+        size = v[:, 4] if sizes else None
+        cells = _group_sum(zero, v[:, 1], v[:, 3], count, count * v[:, 4], size)[1:]
     times = np.full((1, 2), np.nan)
     if micros is not None and micros.size:  # exact: micros are below 2**53
         times[0] = int(micros.min()) / 1_000_000, int(micros.max()) / 1_000_000
@@ -244,9 +250,12 @@ def _distinct_pairs(pe: np.ndarray, node: np.ndarray) -> tuple[np.ndarray, np.nd
     return at, node_of[at]
 
 
-def _line_cells(src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray) -> tuple[np.ndarray, ...]:
+def _line_cells(
+    src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray, *, sizes: bool = False
+) -> tuple[np.ndarray, ...]:
     """Lines (non-negative ``src``, ``dst``, ``nbytes``) summed per (src, dst),
-    sorted by it: ``(src, dst, counts, nbytes)``.
+    or per (src, dst, nbytes) with ``sizes``, sorted by it:
+    ``(src, dst, counts, nbytes)``.
 
     Where the three fit in 63 bits together they are sorted as one int64
     (``np.sort``, no ``argsort``, and the sums come out in place).
@@ -257,14 +266,15 @@ def _line_cells(src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray) -> tuple[n
     wd, wn = int(dst.max()).bit_length(), int(nbytes.max()).bit_length()
     if (int(src.max()) - low).bit_length() + wd + wn > 63:
         ones = np.ones(len(src), dtype=np.int64)
-        return _group_sum(np.zeros(len(src), np.int64), src, dst, ones, nbytes)[1:]
+        zero = np.zeros(len(src), np.int64)
+        return _group_sum(zero, src, dst, ones, nbytes, nbytes if sizes else None)[1:]
     packed = ((src - low) << (wd + wn)) | (dst << wn) | nbytes
     packed.sort()
-    cell = packed >> wn
+    cell = packed if sizes else packed >> wn
     changed = np.ones(len(cell), dtype=np.bool_)
     changed[1:] = cell[1:] != cell[:-1]
     at = np.flatnonzero(changed)
-    cell = cell[at]
+    cell = packed[at] >> wn
     return (
         (cell >> wd) + low,
         cell & ((1 << wd) - 1),
@@ -280,8 +290,10 @@ def _per_file(
     values: np.ndarray,
     mismatched: np.ndarray,
     every_line: bool,
+    sizes: bool = False,
 ) -> _Chunk:
-    """Each file's cells and pairs, sorted by (file, ...)."""
+    """Each file's cells and pairs, sorted by (file, ...); cells per message
+    size too with ``sizes``."""
     lines = group.lines
     n = len(group)
     file_of_line = np.repeat(np.arange(n, dtype=np.int64), lines)
@@ -298,7 +310,7 @@ def _per_file(
         fk, count = np.unique(fk, return_counts=True)
     f = fk >> _KEY_BITS
     v = values[fk & ((1 << _KEY_BITS) - 1)]
-    cells = _group_sum(f, v[:, 1], v[:, 3], count, count * v[:, 4])
+    cells = _group_sum(f, v[:, 1], v[:, 3], count, count * v[:, 4], v[:, 4] if sizes else None)
     pairs = _distinct(np.r_[f, f], np.r_[v[:, 1], v[:, 3]], np.r_[v[:, 0], v[:, 2]])
     return _Chunk(
         group.at,
@@ -314,10 +326,16 @@ def _per_file(
 
 
 def _group_sum(
-    f: np.ndarray, src: np.ndarray, dst: np.ndarray, counts: np.ndarray, nbytes: np.ndarray
+    f: np.ndarray,
+    src: np.ndarray,
+    dst: np.ndarray,
+    counts: np.ndarray,
+    nbytes: np.ndarray,
+    size: np.ndarray | None = None,
 ) -> tuple[np.ndarray, ...]:
-    """Rows summed per (file, src, dst), sorted by them."""
-    order, first = _sorted_rows(f, src, dst)
+    """Rows summed per (file, src, dst), sorted by them; per (file, src, dst,
+    ``size``) when a size is given."""
+    order, first = _sorted_rows(f, src, dst) if size is None else _sorted_rows(f, src, dst, size)
     at = np.flatnonzero(first)
     rows = order[at]
     return (

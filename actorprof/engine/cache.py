@@ -161,8 +161,15 @@ class TraceCache:
         phase: str | None,
         options: dict[str, Any],
         report: ReadReport,
+        sizes: bool = False,
     ) -> Loaded:
-        """The cached result of each unchanged file of ``files``, by index."""
+        """The cached result of each unchanged file of ``files``, by index.
+
+        ``sizes``: partials of cells per message size are wanted; an entry
+        written without them (``save(sizes=False)``) then gives nothing, and
+        the trace is read again (a read with the sizes can serve a read
+        without: its cells sum to the pairs).
+        """
         key = self.key(trace, phase=phase, options=options)
         if key is None:
             return Loaded({})
@@ -170,11 +177,13 @@ class TraceCache:
         if not entry.exists():
             return Loaded({})
         try:
-            names, stats, packed, counts, extras = _read_entry(entry, key)
+            names, stats, packed, counts, extras, by_size = _read_entry(entry, key)
         except Exception as exc:  # any damage: ignored, read again, rewritten
             report.note(
                 f"cache entry {entry} is damaged ({_why(exc)}): ignored, the trace is read again"
             )
+            return Loaded({})
+        if sizes and not by_size:
             return Loaded({})
         rows = _unchanged_rows(names, stats, files, report)
         counts_rows = counts.tolist()
@@ -213,10 +222,13 @@ class TraceCache:
         options: dict[str, Any],
         report: ReadReport,
         loaded: Loaded | None = None,
+        sizes: bool = False,
     ) -> None:
         """Store every file's result as the trace's one entry, then keep the
         cache under its cap (errors while writing are ignored: it is a cache).
-        ``loaded``: what :meth:`load` gave, for the partials it left in its entry."""
+        ``loaded``: what :meth:`load` gave, for the partials it left in its entry.
+        ``sizes``: every partial has cells of one message size each (the
+        entry says so, and serves ``load(sizes=True)``)."""
         key = self.key(trace, phase=phase, options=options)
         if key is None:
             return
@@ -243,6 +255,7 @@ class TraceCache:
             "key": key,
             "names": [files[i].path.name for i in keep],
             "extras": extras,
+            "sizes": sizes,
         }
         counts = np.array(
             [
@@ -341,8 +354,9 @@ class TraceCache:
 
 def _read_entry(
     entry: Path, key: str
-) -> tuple[list[str], np.ndarray, Packed, np.ndarray, dict[str, Any]]:
-    """An entry's contents, checked to hold together (else an exception)."""
+) -> tuple[list[str], np.ndarray, Packed, np.ndarray, dict[str, Any], bool]:
+    """An entry's contents, checked to hold together (else an exception), and
+    whether its cells are per message size."""
     with np.load(entry, allow_pickle=False) as npz:
         arrays = {name: np.asarray(npz[name], dtype=np.int64) for name in _ARRAYS}
         cell_ends = np.asarray(npz["cell_ends"], dtype=np.int64)
@@ -377,7 +391,7 @@ def _read_entry(
         raise ValueError("negative counts")
     _check_values(arrays, cell_ends, messages, times)
     packed = Packed(arrays, cell_ends, pair_ends, messages, times)
-    return names, stats, packed, counts, meta["extras"]
+    return names, stats, packed, counts, meta["extras"], meta.get("sizes") is True
 
 
 def _why(exc: Exception) -> str:

@@ -62,13 +62,15 @@ def reduce_range(
     pe_limit: int | None,
     reason: str = "",
     block_bytes: int = FAST_BLOCK_BYTES,
+    sizes: bool = False,
 ) -> RangeResult:
     """Reduce the lines in bytes ``[start, stop)`` of ``path`` (None: to the end).
 
     ``start`` must be 0 or just after a line end, ``stop`` just after one
     (or None). Lines naming a PE id from ``pe_limit`` on are skipped for
     ``reason``. An unreadable file is returned in ``error``, not raised, so a
-    worker always answers.
+    worker always answers. ``sizes``: cells of one message size each (a
+    cell per (src, dst, size) once compacted with ``sizes=True``).
     """
     report = FileReport(path, pe=file_pe)
     partial = CommPartial()
@@ -89,7 +91,7 @@ def reduce_range(
         ):
             if block.key_ids is None:
                 frame = block.to_frame(table)
-                partial.add_frame(frame)
+                partial.add_frame(frame, sizes=sizes)
                 if file_pe is not None and len(frame):
                     result.mismatched += int((frame["src_pe"].to_numpy() != file_pe).sum())
                 continue
@@ -129,11 +131,14 @@ def _add_keys(
     return 0 if file_pe is None else int(counts[v[:, 1] != file_pe].sum())
 
 
-def merge_ranges(parts: list[RangeResult], *, pe: int | None, phase: str | None) -> FileResult:
+def merge_ranges(
+    parts: list[RangeResult], *, pe: int | None, phase: str | None, sizes: bool = False
+) -> FileResult:
     """Merge a file's ranges (in file order): sums, absolute line numbers.
 
     Ranges without their partial (packed away) give the accounting only;
-    the partials given are compacted (:func:`actorprof.engine.run.run_unit`).
+    the partials given are compacted (:func:`actorprof.engine.run.run_unit`),
+    per message size too with ``sizes``.
     """
     if len(parts) == 1 and parts[0].error is None:
         part = parts[0]  # a whole file: its report is the file's
@@ -154,7 +159,7 @@ def merge_ranges(parts: list[RangeResult], *, pe: int | None, phase: str | None)
         if part.partial is not None:
             out.partial.merge(part.partial)
         out.mismatched += part.mismatched
-    out.partial = out.partial.compact()
+    out.partial = out.partial.compact(sizes=sizes)
     return out
 
 

@@ -88,7 +88,8 @@ class Unit:
     """One map task: a range of a big file, or many small files (a batch).
 
     ``packed``: return each item's partial too (for the cache), not only
-    their sum.
+    their sum. ``sizes``: cells per (src, dst, message size), not per pair
+    (``reduce_logical(sizes=True)``).
     """
 
     items: tuple[Item, ...]
@@ -96,13 +97,14 @@ class Unit:
     reason: str
     block_bytes: int = FAST_BLOCK_BYTES
     packed: bool = False
+    sizes: bool = False
 
     def __reduce__(self) -> tuple[Any, ...]:
         # items as columns: a tuple per field pickles in a tenth of the time
         # of thousands of named tuples (8,192 files: 17 ms -> 1.3 ms, in the
         # main process's queue feeder thread)
         columns = tuple(zip(*self.items, strict=True))
-        fields = (self.pe_limit, self.reason, self.block_bytes, self.packed)
+        fields = (self.pe_limit, self.reason, self.block_bytes, self.packed, self.sizes)
         return _unit_of_columns, (columns, *fields)
 
 
@@ -112,9 +114,10 @@ def _unit_of_columns(
     reason: str,
     block_bytes: int,
     packed: bool,
+    sizes: bool,
 ) -> Unit:
     items = tuple(map(Item, *columns)) if columns else ()
-    return Unit(items, pe_limit, reason, block_bytes, packed)
+    return Unit(items, pe_limit, reason, block_bytes, packed, sizes)
 
 
 def run_unit(unit: Unit) -> UnitResult:
@@ -134,6 +137,7 @@ def run_unit(unit: Unit) -> UnitResult:
             pe_limit=unit.pe_limit,
             block_bytes=unit.block_bytes,
             per_file=unit.packed,
+            sizes=unit.sizes,
         )
         small.at = np.asarray(whole, dtype=np.int64)[small.at]  # positions in the unit
         batched[small.at] = True
@@ -149,9 +153,10 @@ def run_unit(unit: Unit) -> UnitResult:
             pe_limit=unit.pe_limit,
             reason=unit.reason,
             block_bytes=unit.block_bytes,
+            sizes=unit.sizes,
         )
         assert found.partial is not None
-        parts[k] = found.partial.compact()
+        parts[k] = found.partial.compact(sizes=unit.sizes)
         found.partial = None
         ranges[k] = found
     summed = list(parts.values()) + ([] if small is None else [small.total])
@@ -170,7 +175,7 @@ def run_unit(unit: Unit) -> UnitResult:
     if clean is not None:
         for k in clean.at.tolist():
             ranges[k] = None
-    return UnitResult(ranges, total.compact(), packed, clean)
+    return UnitResult(ranges, total.compact(sizes=unit.sizes), packed, clean)
 
 
 def _clean(
@@ -275,11 +280,14 @@ def reduce_logical(
     report: ReadReport,
     engine: Engine | None = None,
     progress: ProgressSink | None = None,
+    sizes: bool = False,
 ) -> CommAccumulator:
     """Read a logical trace with ``engine`` and return the summed accumulator.
 
     Fills ``report`` exactly as :func:`actorprof.iter_logical` does (files,
-    line accounting, warnings) and raises the same errors.
+    line accounting, warnings) and raises the same errors. ``sizes``: also
+    count the messages per (source, destination, message size), in the same
+    read (:attr:`~actorprof.analyze.matrix.CommMatrices.mixed_sizes`).
     """
     engine = engine or Engine()
     if engine.split_bytes < 1 or engine.block_bytes < 1:
@@ -291,7 +299,7 @@ def reduce_logical(
         report.num_pes = num_pes
         if progress is not None:
             progress.begin(report.bytes_planned, report.files_planned)
-        acc = CommAccumulator(num_pes)
+        acc = CommAccumulator(num_pes, sizes=sizes)
         found, clean = _results(Path(path), phase, files, report, engine, progress, acc)
         _account(files, found, clean, report)
     return acc
@@ -393,7 +401,9 @@ def _results(
     found: dict[int, FileResult] = {}
     loaded = None
     if cache is not None:
-        loaded = cache.load(path, files, phase=phase, options=options, report=report)
+        loaded = cache.load(
+            path, files, phase=phase, options=options, report=report, sizes=acc.sizes
+        )
         found = loaded.found
         if loaded.total is not None:
             acc.add_partial(loaded.total)
@@ -409,7 +419,8 @@ def _results(
         planned = [_size(f.path) for f in files]
     sizes = {i: size for i, size in enumerate(planned) if i not in found}
     serial = sum(sizes.values()) < engine.parallel_min_bytes
-    units = _plan(files, sizes, report, engine, 1 if serial else engine.workers, cache is not None)
+    workers = 1 if serial else engine.workers
+    units = _plan(files, sizes, report, engine, workers, cache is not None, acc.sizes)
     left = dict.fromkeys(sizes, 0)
     for unit in units:
         for item in unit.items:
@@ -440,9 +451,18 @@ def _results(
     for i, ranges in parts.items():
         if len(ranges) > 1:
             ranges.sort(key=lambda r: r.start)
-        found[i] = merge_ranges(ranges, pe=files[i].pe, phase=files[i].phase)
+        found[i] = merge_ranges(ranges, pe=files[i].pe, phase=files[i].phase, sizes=acc.sizes)
     if cache is not None and (parts or len(found) > hits):
-        cache.save(path, files, found, phase=phase, options=options, report=report, loaded=loaded)
+        cache.save(
+            path,
+            files,
+            found,
+            phase=phase,
+            options=options,
+            report=report,
+            loaded=loaded,
+            sizes=acc.sizes,
+        )
     return found, CleanFiles.join(*clean) if clean else None
 
 
@@ -483,10 +503,12 @@ def _plan(
     engine: Engine,
     workers: int,
     packed: bool,
+    by_size: bool = False,
 ) -> list[Unit]:
     """Units of about ``split_bytes``: ranges of big files, batches of small ones.
 
     Batches are made smaller when that keeps every worker busy (4 per worker).
+    ``by_size``: the units count cells per message size (:attr:`Unit.sizes`).
     """
     small = sum(size for size in sizes.values() if size <= engine.split_bytes)
     target = min(engine.split_bytes, max(engine.block_bytes, -(-small // (4 * workers))))
@@ -495,6 +517,7 @@ def _plan(
         "reason": report.pe_limit_reason,
         "block_bytes": engine.block_bytes,
         "packed": packed,
+        "sizes": by_size,
     }
     units: list[Unit] = []
     batch: list[Item] = []

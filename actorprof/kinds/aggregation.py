@@ -51,6 +51,7 @@ from ..analyze.conveyors import (
     conveyors_topology,
     logical_pairs,
     pair_table,
+    pairs_by_size,
     predict_layouts,
     send_type_codes,
 )
@@ -341,13 +342,16 @@ class AggregationView(Summarized):
     #: the largest buffer of a buffer send type when ``buffers`` is not kept
     #: (:meth:`without_buffers`); None: from ``buffers``
     kept_max_buffer_bytes: int | None = field(default=None, repr=False)
+    #: the pairs' messages and payload bytes when ``pairs`` is not kept
+    #: (:meth:`without_buffers`); None: from ``pairs``
+    kept_pair_sums: tuple[int, int] | None = field(default=None, repr=False)
 
     def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
         k = "unknown" if self.pes_per_node is None else count(self.pes_per_node)
         return run_name(self.logical.path), [
             ("PEs", count(self.num_pes)),
             ("PEs per node", k),
-            ("logical messages", count(int(self.pairs["messages"].sum()))),
+            ("logical messages", count(self._pair_sums()[0])),
             ("layouts predicted", count(0 if self.layouts is None else len(self.layouts))),
             ("verdict", self.verdict or "no physical trace"),
         ]
@@ -392,14 +396,28 @@ class AggregationView(Summarized):
 
         :meth:`without_links`, and ``buffers`` (a row per link and buffer
         size: millions at 65,536 PEs) let go too, its largest buffer kept
-        for :meth:`totals`; :meth:`link_blocks` then yields nothing. What
-        the run report holds beyond :data:`DENSE_MAX_PES` PEs.
+        for :meth:`totals`; :meth:`link_blocks` then yields nothing, so the
+        pairs per size (millions of rows too, that nothing routes again) are
+        let go as well: ``pairs`` is empty, their sums kept for
+        :meth:`totals` (``logical.pairs`` has every pair). What the run
+        report holds beyond :data:`DENSE_MAX_PES` PEs.
         """
         if self.buffers is None:
             return self
         return replace(
-            self.without_links(), buffers=None, kept_max_buffer_bytes=self._max_buffer_bytes()
+            self.without_links(),
+            buffers=None,
+            kept_max_buffer_bytes=self._max_buffer_bytes(),
+            # a new empty frame: a slice of the pairs would hold their arrays
+            pairs=pd.DataFrame({c: np.zeros(0, dtype=np.int64) for c in self.pairs.columns}),
+            kept_pair_sums=self._pair_sums(),
         )
+
+    def _pair_sums(self) -> tuple[int, int]:
+        """The pairs' messages and payload bytes."""
+        if self.kept_pair_sums is not None:
+            return self.kept_pair_sums
+        return int(self.pairs["messages"].sum()), int(self.pairs["payload_bytes"].sum())
 
     def _max_buffer_bytes(self) -> int:
         if self.kept_max_buffer_bytes is not None or self.buffers is None:
@@ -431,8 +449,7 @@ class AggregationView(Summarized):
 
     def totals(self) -> dict[str, Any]:
         """Whole-run figures: messages, buffers, bytes, ratios, overhead per send type."""
-        messages = int(self.pairs["messages"].sum())
-        payload = int(self.pairs["payload_bytes"].sum())
+        messages, payload = self._pair_sums()
         out: dict[str, Any] = {"messages": messages, "payload_bytes": payload}
         if self.buffers is None and self.kept_max_buffer_bytes is None:
             return out
@@ -668,16 +685,27 @@ def _fmt(value: float | None, *, pct: bool = False) -> str:
     return f"{100 * value:.1f} %" if pct else f"{value:,.2f}"
 
 
+#: What the summary says when a pair mixes message sizes.
+_MIXED = "some PE pairs mix message sizes (one conveyor per size)"
+
+
 def _pairs_of(logical: LogicalView, notes: list[str]) -> pd.DataFrame:
-    """The view's pairs per message size; a second read only when a pair mixes sizes."""
+    """The view's pairs per message size.
+
+    From the read itself when it counted the pairs that mix sizes per size
+    (``logical_view(sizes=True)``); else from the pairs, and a second read
+    only when a pair mixes sizes.
+    """
+    mixed = logical.matrices.mixed_sizes
+    if mixed is not None and len(mixed):
+        notes.append(_MIXED)
+        # every pair, self-sends included, as the trace read per size gives them
+        return pairs_by_size(logical.matrices.pairs, mixed)
     pairs = logical.pairs.rename(columns={"bytes": "payload_bytes"})
     try:
         return pair_table(pairs)
     except ValueError:
-        notes.append(
-            "some PE pairs mix message sizes (one conveyor per size): the logical trace was "
-            "read a second time per size"
-        )
+        notes.append(f"{_MIXED}: the logical trace was read a second time per size")
     chunks = iter_logical(logical.path, phase=logical.report.phase, report=ReadReport())
     return pair_table(logical_pairs(chunks))
 
@@ -944,6 +972,7 @@ def aggregation_view(
         report=logical_report,
         engine=engine,
         progress=progress,
+        sizes=True,  # the pairs per message size from this one read
     )
     buffers = None
     if physical_path is not None:

@@ -384,13 +384,15 @@ def build_logical_view(
     path: str,
     num_pes: int | None = None,
     self_sends: SelfSends = "include",
+    sizes: bool = False,
 ) -> LogicalView:
     """Reduce logical chunks (one pass) into a :class:`LogicalView`.
 
-    ``report`` must be the one the chunks' reader fills.
+    ``report`` must be the one the chunks' reader fills. ``sizes``: as
+    :func:`logical_view`.
     """
     filter_self_sends(pd.DataFrame([[0]]), self_sends)  # validate the option early
-    acc = CommAccumulator(num_pes)
+    acc = CommAccumulator(num_pes, sizes=sizes)
     for chunk in chunks:
         acc.add(chunk)
     return view_from_accumulator(acc, report, path=path, num_pes=num_pes, self_sends=self_sends)
@@ -468,6 +470,7 @@ def logical_view(
     scheduler: Any = None,
     engine: Engine | None = None,
     progress: ProgressSink | None = None,
+    sizes: bool = False,
 ) -> LogicalView:
     """Read a run's logical trace and derive the logical view (one pass).
 
@@ -497,6 +500,10 @@ def logical_view(
         ``scheduler`` are then ignored).
     progress
         Told the bytes and files to read and done (e.g. a progress line).
+    sizes
+        Also count the messages of the pairs that mix message sizes per
+        size, in the same read (``matrices.mixed_sizes``: what the
+        aggregation view routes, one conveyor per size).
 
     The result is the same, bit for bit, whatever ``jobs``, cache or
     scheduler (see docs/performance.md).
@@ -526,7 +533,13 @@ def logical_view(
             scheduler=scheduler,
         )
     acc = reduce_logical(
-        path, phase=phase, num_pes=num_pes, report=report, engine=engine, progress=progress
+        path,
+        phase=phase,
+        num_pes=num_pes,
+        report=report,
+        engine=engine,
+        progress=progress,
+        sizes=sizes,
     )
     view = view_from_accumulator(
         acc, report, path=str(path), num_pes=num_pes, self_sends=self_sends

@@ -506,6 +506,8 @@ def _read_logical(
             cache_dir=cache_dir,
             scheduler=scheduler,
             progress=progress,
+            # the aggregation routes the pairs per message size: counted in this read
+            sizes=run.traces.physical is not None,
         ),
     )
 

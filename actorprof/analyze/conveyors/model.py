@@ -57,6 +57,7 @@ __all__ = [
     "conveyors_topology",
     "logical_pairs",
     "pair_table",
+    "pairs_by_size",
     "porter_links",
     "predict_layouts",
     "predict_links",
@@ -340,6 +341,67 @@ def logical_pairs(data: pd.DataFrame | Iterable[pd.DataFrame]) -> pd.DataFrame:
     total = total.astype(np.int64)
     total["payload_bytes"] = total["messages"] * total["msg_bytes"]
     return total[list(PAIR_COLUMNS)]
+
+
+def pairs_by_size(pairs: pd.DataFrame, mixed: pd.DataFrame) -> pd.DataFrame:
+    """The pairs per message size (:data:`PAIR_COLUMNS`), from one read's sums.
+
+    ``pairs`` are a logical trace's pairs (``src_pe``, ``dst_pe``,
+    ``messages``, ``bytes``, sorted by pair) and ``mixed`` the rows per size
+    of those that mix sizes (``src_pe``, ``dst_pe``, ``msg_bytes``,
+    ``messages``, sorted: :attr:`~actorprof.analyze.matrix.CommMatrices.mixed_sizes`).
+    A pair not in ``mixed`` has one size, ``bytes / messages``. The result is
+    :func:`logical_pairs` of the trace (rows sorted by ``src_pe``, ``dst_pe``,
+    ``msg_bytes``), checked by :func:`pair_table`; memory follows the rows.
+
+    Raises
+    ------
+    ValueError
+        A pair not in ``mixed`` whose bytes are not a whole number of messages.
+    """
+    src = pairs["src_pe"].to_numpy(dtype=np.int64)
+    dst = pairs["dst_pe"].to_numpy(dtype=np.int64)
+    messages = pairs["messages"].to_numpy(dtype=np.int64)
+    nbytes = pairs["bytes"].to_numpy(dtype=np.int64)
+    m_src = mixed["src_pe"].to_numpy(dtype=np.int64)
+    m_dst = mixed["dst_pe"].to_numpy(dtype=np.int64)
+    m_size = mixed["msg_bytes"].to_numpy(dtype=np.int64)
+    m_messages = mixed["messages"].to_numpy(dtype=np.int64)
+    key = (src << 32) | dst
+    m_key = (m_src << 32) | m_dst
+    at = np.minimum(np.searchsorted(m_key, key), max(len(m_key) - 1, 0))
+    single = messages > 0
+    if len(m_key):
+        single &= m_key[at] != key
+    del at
+    key = key[single]
+    size, rest = np.divmod(nbytes[single], messages[single])
+    if rest.any():
+        raise ValueError("a pair mixes message sizes but has no rows per size")
+    del rest
+    # both sorted, no key in both: each row's place is its rank plus the other's keys before it
+    rows = len(key) + len(m_key)
+    place = np.arange(len(key)) + np.searchsorted(m_key, key)
+    m_place = np.arange(len(m_key)) + np.searchsorted(key, m_key)
+    del key, m_key
+
+    def column(one: np.ndarray, per_size: np.ndarray) -> np.ndarray:
+        out = np.empty(rows, dtype=np.int64)
+        out[place] = one
+        out[m_place] = per_size
+        return out
+
+    table = pd.DataFrame(
+        {
+            "src_pe": column(src[single], m_src),
+            "dst_pe": column(dst[single], m_dst),
+            "msg_bytes": column(size, m_size),
+            "messages": column(messages[single], m_messages),
+            "payload_bytes": column(nbytes[single], m_messages * m_size),
+        },
+        copy=False,
+    )
+    return pair_table(table)
 
 
 def _counted(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
