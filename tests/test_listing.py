@@ -15,8 +15,10 @@ from actorprof.read import (
     FileColumns,
     ReadReport,
     _files,
+    _kept,
     find_pe_files,
     has_pe_files,
+    listings_kept,
     pe_file_phases,
 )
 from actorprof.report.traces import find_run_traces, holds_trace
@@ -197,3 +199,58 @@ def test_file_columns_json_as_json_dumps_writes_it() -> None:
         '{"path": "/r/PE0_send.csv", "pe": 0, "bytes": 50, "lines_read": 5, "lines_blank": 1, '
         '"lines_skipped": 0, "skipped_by_reason": {}, "first_skipped": []}'
     )
+
+
+def _count_listings(monkeypatch, folder: Path) -> list[str]:  # type: ignore[no-untyped-def]
+    """The listings of ``folder`` made from now on (each ``os.scandir`` of it)."""
+    seen: list[str] = []
+    scandir = os.scandir
+
+    def counting(path):  # type: ignore[no-untyped-def]
+        if Path(path) == folder:
+            seen.append(str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counting)
+    return seen
+
+
+def test_a_command_lists_a_fresh_trace_folder_once(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from actorprof.cli import main
+    from tests._synthetic import write_logical
+
+    folder = tmp_path / "run"
+    write_logical(folder, np.array([[0, 2, 1], [1, 0, 0], [3, 1, 1]]))
+    seen = _count_listings(monkeypatch, folder)
+    args = ["logical", str(folder), "-q", "-o", str(tmp_path / "out"), "--no-cache", "-j", "1"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert len(seen) == 1  # found, read and looked at for compressed files: one listing
+    assert _kept.current() is None  # dropped with the command
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert len(seen) == 2  # the next command lists it anew (it is not settled)
+
+
+def test_listings_kept_within_the_block_only(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    folder = _touch(tmp_path / "run", ["PE0_send.csv", "PE1_send.csv"])
+    seen = _count_listings(monkeypatch, folder)
+    with listings_kept():
+        assert [f.pe for f in find_pe_files(folder, "send")[""]] == [0, 1]
+        assert has_pe_files(folder, "send") and pe_file_phases(folder, "send") == [""]
+        assert len(seen) == 1
+        with listings_kept():  # nested: the same listings
+            find_pe_files(folder, "send")
+        assert len(seen) == 1
+        # a folder changed meanwhile has another mtime: listed again
+        _touch(folder, ["PE2_send.csv"])
+        info = folder.stat()
+        os.utime(folder, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000))
+        assert [f.pe for f in find_pe_files(folder, "send")[""]] == [0, 1, 2]
+        assert len(seen) == 2
+        assert _kept.current() is not None
+    assert _kept.current() is None
+    find_pe_files(folder, "send")
+    assert len(seen) == 3  # not settled: listed anew outside the block

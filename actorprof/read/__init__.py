@@ -34,6 +34,7 @@ __all__ = [
     "iter_physical",
     "joined_small_files",
     "list_folder",
+    "listings_kept",
     "logical_blocks",
     "logical_file_frames",
     "logical_files",
@@ -78,6 +79,7 @@ _EXPORTS = {
     "iter_physical": "physical",
     "joined_small_files": "_joined",
     "list_folder": "_files",
+    "listings_kept": "_kept",
     "logical_blocks": "logical",
     "logical_file_frames": "logical",
     "logical_files": "logical",
@@ -108,6 +110,7 @@ if TYPE_CHECKING:
         stdout_file,
     )
     from ._joined import JoinedFiles, joined_small_files
+    from ._kept import listings_kept
     from ._report import FileColumns, FileReport, ReadReport, SkippedLine
     from ._scan import DEFAULT_BLOCK_BYTES, CsvSpec, require_trace_lines
     from .logical import (

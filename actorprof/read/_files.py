@@ -20,6 +20,7 @@ from typing import NoReturn, cast
 
 from .._text import format_ranges, printable_name
 from ..errors import NoTraceError, TraceFormatError, UsageError
+from . import _kept
 from ._report import ReadReport
 
 __all__ = [
@@ -105,7 +106,10 @@ def find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
     if info is None or not stat.S_ISDIR(info.st_mode):
         return _find_pe_files(path, kind)
     key = (str(path), info.st_ino, info.st_mtime_ns, kind)
+    kept = _kept.current()
     found = _LISTED.get(key)
+    if found is None and kept is not None:
+        found = kept.listed.get(key)
     if found is None:
         found = _find_pe_files(path, kind)
         # kept only once the folder is settled: a change within the
@@ -114,6 +118,8 @@ def find_pe_files(path: Path, kind: str) -> dict[str, list[TraceFile]]:
             if len(_LISTED) >= _LISTED_MAX:
                 _LISTED.pop(next(iter(_LISTED)))
             _LISTED[key] = found
+        elif kept is not None:
+            kept.listed[key] = found
     return {phase: list(files) for phase, files in found.items()}
 
 
@@ -364,7 +370,10 @@ def list_folder(path: Path) -> tuple[list[str], list[str]]:
     """
     info = os.stat(path)
     key = (str(path), info.st_ino, info.st_mtime_ns)
+    kept = _kept.current()
     known = _NAMES.get(key)
+    if known is None and kept is not None:
+        known = kept.names.get(key)
     if known is not None:
         return list(known[0]), list(known[1])
     files: list[str] = []
@@ -386,6 +395,8 @@ def list_folder(path: Path) -> tuple[list[str], list[str]]:
         if len(_NAMES) >= _LISTED_MAX:
             _NAMES.pop(next(iter(_NAMES)))
         _NAMES[key] = (tuple(files), tuple(folders))
+    elif kept is not None:
+        kept.names[key] = (tuple(files), tuple(folders))
     return files, folders
 
 
