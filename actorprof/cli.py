@@ -380,6 +380,19 @@ def main() -> None:
     """
     one_blas_thread()
     fewer_gc_passes()
+    one_listing_per_folder()
+
+
+def one_listing_per_folder() -> None:
+    """Keep the folder listings while a command runs (dropped after it).
+
+    A command lists its trace folder to find the trace, then to read it:
+    a folder written in the last seconds was listed each time (65,536 names
+    and their files: 0.2 s each); see :func:`actorprof.read.listings_kept`.
+    """
+    from .read import listings_kept
+
+    click.get_current_context().with_resource(listings_kept())
 
 
 #: Container allocations between two young-generation collections (Python: 700).

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ActorProfError, NoTraceError, UsageError
-from ..read import TraceFile, find_pe_files, list_folder
+from ..read import has_pe_files, list_folder, pe_file_phases
 from ..read.physical import PHYSICAL_FILE_NAME
 
 __all__ = [
@@ -84,11 +84,15 @@ class RunTraces:
             return str(where)
 
 
-def _pe_files(folder: Path, kind: str) -> dict[str, list[TraceFile]]:
+def _pe_phases(folder: Path, kind: str) -> list[str]:
+    """The phase keys of ``folder``'s files of ``kind`` (none: empty); the
+    files are looked for as :func:`~actorprof.read.find_pe_files` does, and
+    no :class:`~actorprof.read.TraceFile` is built (65,536 of them cost a
+    quarter of a second; the read builds them)."""
     try:
-        return find_pe_files(folder, kind)
+        return pe_file_phases(folder, kind)
     except NoTraceError:
-        return {}
+        return []
 
 
 def find_run_traces(path: str | PathLike[str]) -> RunTraces:
@@ -128,9 +132,9 @@ def find_run_traces(path: str | PathLike[str]) -> RunTraces:
 
     for folder in folders:
         for kind, pe_kind in _PE_KINDS.items():
-            phases = _pe_files(folder, pe_kind)
+            phases = _pe_phases(folder, pe_kind)
             if phases:
-                take(kind, folder, {f"{kind}_phases": list(phases)})
+                take(kind, folder, {f"{kind}_phases": phases})
         for kind, name in _FILE_KINDS.items():
             if (folder / name).is_file():
                 take(kind, folder / name)
@@ -148,7 +152,7 @@ def holds_trace(folder: str | PathLike[str], kind: str) -> bool:
     where = Path(folder)
     if kind in _PE_KINDS:
         try:
-            return bool(_pe_files(where, _PE_KINDS[kind]))
+            return has_pe_files(where, _PE_KINDS[kind])
         except (OSError, ActorProfError):
             return False
     try:
