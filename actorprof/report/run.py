@@ -170,7 +170,7 @@ class RunReport(Summarized):
 
     def _logical_summary(self, view: LogicalView) -> dict[str, Any]:
         s = _without_files(view.summary(top=self.top, files=False))
-        s["num_files"] = len(view.report.files)
+        s["num_files"] = view.report.file_count
         pairs = view.pairs
         src, dst = pairs["src_pe"].to_numpy(), pairs["dst_pe"].to_numpy()
         messages = pairs["messages"].to_numpy()
