@@ -50,10 +50,10 @@ from ..errors import ActorProfError, UsageError
 from ..read import ReadReport
 from ..read.physical import program_output_lines
 from ..schema import BUFFER_SEND_TYPES, SEND_TYPES
+from .logical_figures import heatmap_panel, loads_columns
+from .physical_figures import heatmap_figure, violin_figure
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
     from ..engine import Engine
     from ..write import Sink
 
@@ -529,22 +529,6 @@ def stacked(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
 
 # --- files: figures, tables and the summary -------------------------------
 
-# The heatmap figure's width cap: 20 inches at 150 dpi is 3,000 px.
-_MAX_WIDTH_INCHES = 20.0
-
-
-def _shared_vmax(values: list[np.ndarray]) -> tuple[float, float] | None:
-    """(cells, totals) tops of panels drawn on one colour scale; None when all empty."""
-    cells_top = max(float(np.nanmax(v, initial=0.0)) for v in values)
-    totals_top = max(
-        max(
-            float(np.nansum(v, axis=1).max(initial=0.0)),
-            float(np.nansum(v, axis=0).max(initial=0.0)),
-        )
-        for v in values
-    )
-    return (cells_top, totals_top) if cells_top > 0 else None
-
 
 def write_physical(
     view: PhysicalView,
@@ -574,11 +558,15 @@ def write_physical(
         log_scale = ratio is not None and ratio > LOG_SKEW
         if log_scale:
             note = f"log colour scale, chosen: max/median = {ratio:.0f}x"
-    # built from plain data by module-level functions: a figure server can build them
+    # built from arrays by physical_figures' functions: a figure server builds them
+    # without pandas
     out.draw(
         partial(
-            _heatmap_figure,
-            rows,
+            heatmap_figure,
+            [
+                [heatmap_panel(m, caption, totals=r == 0) for m, caption in row]
+                for r, row in enumerate(rows)
+            ],
             types=types,
             value_label=value_label,
             num_pes=n,
@@ -589,7 +577,12 @@ def write_physical(
         "heatmap",
     )
     out.draw(
-        partial(_violin_figure, view.loads(types, metric), value_label=value_label, path=view.path),
+        partial(
+            violin_figure,
+            loads_columns(view.loads(types, metric)),
+            value_label=value_label,
+            path=view.path,
+        ),
         "violin",
     )
 
@@ -604,79 +597,3 @@ def write_physical(
     summary = view.summary(top=top)
     summary["options"] = {"send_types": types, "metric": metric, "log": log_scale}
     out.json(summary, "summary")
-
-
-def _heatmap_figure(
-    rows: list[list[tuple[pd.DataFrame, str]]],
-    *,
-    types: list[str],
-    value_label: str,
-    num_pes: int,
-    log_scale: bool,
-    note: str,
-    path: str,
-) -> Figure:
-    """One panel per send type (and, pooled, a row of block maxima), one colour scale."""
-    from ..plot import plot_heatmap
-    from ..write import label_run, new_figure
-
-    n = num_pes
-    pooled = len(rows) > 1
-    # the panels of a row are compared: one colour scale for them (cells, totals)
-    vmaxes = [_shared_vmax([m.to_numpy(dtype=np.float64) for m, _ in row]) for row in rows]
-    width, height = (max(6.0, 0.4 * n + 3.5), max(5.2, 0.36 * n + 2.8)) if n <= 32 else (9.0, 7.8)
-    nrows, ncols = len(rows), len(types)
-    if width * len(types) > _MAX_WIDTH_INCHES:
-        narrower = _MAX_WIDTH_INCHES / len(types)
-        if n > 32 or narrower >= 0.3 * n + 2.5:  # the cells still read in narrower panels
-            width, height = narrower, min(height, 0.87 * narrower + 0.6)
-        else:  # annotated cells need their width: stack the panels
-            nrows, ncols = len(types), 1
-    fig = new_figure(width * ncols, height * nrows + 0.4, nrows=nrows, ncols=ncols)
-    axes = iter(fig.axes)
-    for r, (row, vmax) in enumerate(zip(rows, vmaxes, strict=True)):
-        for send_type, (matrix, caption) in zip(types, row, strict=True):
-            title = (
-                f"{send_type}: {value_label} PE x PE"
-                if len(types) > 1
-                else f"Physical {send_type} {value_label} PE x PE"
-            )
-            plot_heatmap(
-                matrix,
-                ax=next(axes),
-                log=log_scale,
-                vmax=vmax,
-                totals=r == 0,  # the totals of block maxima would mean nothing
-                value_label=value_label,
-                title=title + (f"\n{caption}" if caption else ""),
-            )
-    lines = [note] if note else []
-    if len(types) > 1:
-        lines.insert(0, f"{value_label} per link, one panel per send type, one colour scale")
-    if pooled:
-        lines.insert(
-            0,
-            f"{n:,} PEs pooled ({rows[0][0][1].split(':')[0]}): block sums (top), "
-            "largest single link per block (bottom)",
-        )
-        if len(types) > 1:
-            lines[1] += " per row"
-    label_run(fig, path, note="\n".join(lines))
-    return fig
-
-
-def _violin_figure(loads: pd.DataFrame, *, value_label: str, path: str) -> Figure:
-    """Sent and received per PE, per send type."""
-    from ..plot import plot_violin
-    from ..write import label_run, new_figure
-
-    fig = new_figure(max(7.5, 2.2 * loads.shape[1] + 1.5), 5.5)
-    plot_violin(
-        loads,
-        ax=fig.axes[0],
-        value_label=value_label,
-        unit_label="PE",
-        title=f"Physical {value_label} per PE: sent and received, per send type",
-    )
-    label_run(fig, path)
-    return fig

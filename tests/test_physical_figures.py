@@ -1,0 +1,119 @@
+"""The physical kind's figure builders (kinds/physical_figures.py): drawn from
+arrays, the same pixels as from the view's frames, and without pandas."""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from matplotlib.figure import Figure
+
+from actorprof.kinds import physical_view, write_physical
+from actorprof.kinds.logical_figures import heatmap_panel, loads_columns
+from actorprof.plot import plot_heatmap, plot_violin
+from actorprof.read import ReadReport
+from actorprof.write import new_figure, save_png
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+def png(fig: Figure) -> bytes:
+    buffer = io.BytesIO()
+    save_png(fig, buffer, dpi=50)
+    return buffer.getvalue()
+
+
+@pytest.fixture(scope="module")
+def pooled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A physical trace of 1,100 PEs: beyond DENSE_MAX_PES, its heatmap pools blocks."""
+    folder = tmp_path_factory.mktemp("pooled")
+    lines = [f"local_send, {4096 * (1 + pe % 3)}, {pe}, {(pe * 7) % 1100}\n" for pe in range(1100)]
+    lines += [f"nonblock_send, 8192, {pe}, {(pe + 550) % 1100}\n" for pe in range(0, 1100, 5)]
+    (folder / "physical.txt").write_text("".join(lines))
+    return folder
+
+
+def view_of(run: str, pooled: Path) -> Any:
+    path = pooled if run == "pooled" else EXAMPLES / run / "physical"
+    return physical_view(path, report=ReadReport(kind="physical"))
+
+
+@pytest.mark.parametrize("run", ["ig_8pe_2nodes", "histo_16pe_4nodes", "pooled"])
+@pytest.mark.parametrize("metric", ["count", "bytes"])
+def test_the_arrays_draw_what_the_frames_draw(run: str, metric: str, pooled: Path) -> None:
+    view = view_of(run, pooled)
+    types = view.types_shown()
+    for send_type in types:
+        for k, (matrix, caption) in enumerate(view.heatmap_panels(send_type, metric)):  # type: ignore[arg-type]
+            options: dict[str, Any] = {"totals": k == 0, "log": None, "title": caption}
+            by_frame, by_arrays = new_figure(6.0, 5.0), new_figure(6.0, 5.0)
+            plot_heatmap(matrix, ax=by_frame.axes[0], **options)
+            panel = heatmap_panel(matrix, caption, totals=k == 0)
+            plot_heatmap(
+                panel.values,
+                row_ids=panel.row_ids,
+                column_ids=panel.column_ids,
+                source_label=panel.source_label,
+                destination_label=panel.destination_label,
+                ax=by_arrays.axes[0],
+                **options,
+            )
+            assert png(by_frame) == png(by_arrays), (send_type, caption)
+    loads = view.loads(types, metric)  # type: ignore[arg-type]
+    columns = loads_columns(loads)
+    by_frame, by_arrays = new_figure(7.5, 5.5), new_figure(7.5, 5.5)
+    plot_violin(loads, ax=by_frame.axes[0], unit_label="PE")
+    plot_violin(columns.columns, ids=columns.ids, ax=by_arrays.axes[0], unit_label="PE")
+    assert png(by_frame) == png(by_arrays)
+
+
+class Builders:
+    """A sink that keeps the figure builders it is given (tables are dropped)."""
+
+    def __init__(self) -> None:
+        self.builders: dict[str, Any] = {}
+
+    def draw(self, build: Any, name: str) -> None:
+        self.builders[name] = build
+
+    def csv(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def json(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("run", ["ig_8pe_2nodes", "pooled"])
+def test_the_physical_figures_are_drawn_without_pandas(
+    run: str, pooled: Path, tmp_path: Path
+) -> None:
+    """A figure server unpickles the physical figures' builders and draws them
+    with numpy and matplotlib alone."""
+    sink = Builders()
+    view = view_of(run, pooled)
+    write_physical(view, sink, types=view.types_shown(), metric="count", log_scale=None, top=3)  # type: ignore[arg-type]
+    assert sorted(sink.builders) == ["heatmap", "violin"]
+    job = tmp_path / "figures.pickle"
+    job.write_bytes(pickle.dumps(sink.builders))
+    code = (
+        "import pickle, sys\n"
+        "from actorprof.write import OutputWriter\n"
+        f"out = OutputWriter({str(tmp_path)!r}, kind='physical')\n"
+        f"for name, build in pickle.loads(open({str(job)!r}, 'rb').read()).items():\n"
+        "    out.figure(build(), name)\n"
+        "print(sorted(m for m in ('pandas', 'actorprof.kinds.physical', 'actorprof.engine')"
+        " if m in sys.modules))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+    for name in sink.builders:
+        assert (tmp_path / f"physical_{name}.png").stat().st_size > 10_000
