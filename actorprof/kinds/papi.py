@@ -33,10 +33,9 @@ from ..analyze.imbalance import imbalance
 from ..read import ReadReport
 from ..read.papi import check_counter_names, iter_papi
 from ..schema import MAIN_MAILBOX
+from .papi_figures import bars_figure, bars_panel
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
     from ..engine import Engine
     from ..write import Sink
 
@@ -442,12 +441,12 @@ def write_papi(view: PapiView, out: Sink, *, by_mailbox: bool, sort: str) -> Non
             "Their MAIN part is not drawn; their messages handled are those written "
             "before the end."
         )
-    # built from plain data by a module-level function: a figure server can build it
+    # built from arrays by papi_figures' function: a figure server builds it without pandas
     out.draw(
         partial(
-            _bars_figure,
+            bars_figure,
             [
-                (view.segments(value, by_mailbox=by_mailbox), value_label, title)
+                bars_panel(view.segments(value, by_mailbox=by_mailbox), value_label, title)
                 for value, value_label, title in panels
             ],
             sort=sort == "total",
@@ -463,28 +462,3 @@ def write_papi(view: PapiView, out: Sink, *, by_mailbox: bool, sort: str) -> Non
     summary = view.summary()
     summary["options"] = {"by_mailbox": by_mailbox, "sort": sort}
     out.json(summary, "summary")
-
-
-def _bars_figure(
-    panels: list[tuple[pd.DataFrame, str, str]],
-    *,
-    sort: bool,
-    extra_height: float,
-    run: tuple[str, str | None],
-    caption: list[str],
-) -> Figure:
-    """MAIN and PROC stacked per PE, a panel per counter (or the counts)."""
-    from ..plot.bars import plot_papi_bars
-    from ..write import label_run, new_figure, suptitle_of
-
-    ncols = 1 if len(panels) == 1 else 2
-    nrows = (len(panels) + 1) // 2 if ncols == 2 else 1
-    fig = new_figure(7.0 * ncols, 4.4 * nrows + extra_height, nrows=nrows, ncols=ncols)
-    for ax, (segments, value_label, title) in zip(fig.axes, panels, strict=False):
-        plot_papi_bars(segments, ax=ax, value_label=value_label, sort=sort, title=title)
-    for ax in fig.axes[len(panels) :]:
-        ax.set_visible(False)
-    label_run(fig, *run)
-    if caption:
-        fig.suptitle("\n".join([suptitle_of(fig), *caption]), fontsize="medium", color="#a33")
-    return fig

@@ -14,13 +14,13 @@ shows ranks instead of PE ids.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, MaxNLocator
+from numpy.typing import ArrayLike, NDArray
 
 from actorprof.plot._palettes import crest, deep
 from actorprof.plot._style import (
@@ -32,6 +32,9 @@ from actorprof.plot._style import (
     stairs,
     tick_fontsize,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "ANNOTATE_MAX",
@@ -65,8 +68,9 @@ _TIME_PARTS = {"MAIN": "t_main_cycles", "COMM": "t_comm_cycles", "PROC": "t_proc
 
 
 def plot_papi_bars(
-    segments: pd.DataFrame,
+    segments: pd.DataFrame | Mapping[str, ArrayLike],
     *,
+    ids: ArrayLike | None = None,
     ax: Axes | None = None,
     value_label: str = "instructions",
     sort: bool = False,
@@ -83,7 +87,13 @@ def plot_papi_bars(
         stacking order, e.g. :func:`actorprof.papi_segments` output:
         ``MAIN, PROC`` or ``MAIN, mailbox 0, mailbox 1``. Non-negative
         numbers; NaN is an unknown value (a PE without MAIN line): not drawn,
-        and said in the Axes ("MAIN unknown on N PE(s)"). Not modified.
+        and said in the Axes ("MAIN unknown on N PE(s)"). Not modified. Or
+        a mapping of segment name to its values, one per PE, with the PE
+        ids in `ids` (this form needs no pandas: a figure drawn where
+        pandas is not imported).
+    ids
+        With a mapping `segments`: the id of each PE (a DataFrame's index);
+        default 0, 1, ...
     ax
         Axes to draw on; default: the current Axes (created if needed).
     value_label
@@ -116,27 +126,32 @@ def plot_papi_bars(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> seg = pd.DataFrame({"MAIN": [100, 300], "PROC": [20, 10]},
     ...                    index=pd.Index([0, 1], name="pe"))
     >>> ax = plot_papi_bars(seg, value_label="PAPI_TOT_INS")
     >>> [b.get_height() for b in ax.containers[0]]
     [100.0, 300.0]
     """
-    names = [str(c) for c in segments.columns]
+    names = [str(c) for c in segments]
     colors = [_segment_color(name, k, names) for k, name in enumerate(names)]
     ax = get_ax(ax)
-    unknown = segments.isna().any(axis=1).to_numpy() if segments.shape[1] else np.zeros(0, bool)
+    values, pes = _segments_table(segments, ids)
+    missing = np.isnan(values)
     _stacked_bars(
         ax,
-        segments,
+        values,
+        names,
+        pes,
         colors=colors,
         sort=sort,
         relative=False,
         legend=legend,
         kwargs=kwargs,
     )
+    unknown = missing.any(axis=1)
     if unknown.any():
-        parts = [str(c) for c in segments.columns if segments[c].isna().any()]
+        parts = [name for k, name in enumerate(names) if missing[:, k].any()]
         ax.text(
             0.01,
             0.99,
@@ -203,6 +218,7 @@ def plot_time_stacked(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> t = pd.DataFrame({"pe": [0, 1], "t_main_cycles": [70, 10],
     ...                   "t_comm_cycles": [20, 80], "t_proc_cycles": [10, 10]})
     >>> ax = plot_time_stacked(t, relative=True)
@@ -214,6 +230,8 @@ def plot_time_stacked(
         raise ValueError(f"times lacks column(s) {', '.join(missing)} (use time_breakdown())")
     if cpu_ghz is not None and not cpu_ghz > 0:
         raise ValueError(f"cpu_ghz must be > 0, got {cpu_ghz}")
+    import pandas as pd
+
     index = pd.Index(times["pe"], name="pe") if "pe" in times.columns else times.index
     data = pd.DataFrame(
         {
@@ -238,7 +256,9 @@ def plot_time_stacked(
     colors = [_REGION_COLORS[name] for name in data.columns]
     _stacked_bars(
         ax,
-        data,
+        data.to_numpy(dtype=np.float64, na_value=np.nan),
+        [str(c) for c in data.columns],
+        data.index.to_numpy(),
         colors=colors,
         sort=sort,
         relative=relative,
@@ -263,9 +283,31 @@ def _segment_color(name: str, k: int, names: Sequence[str]) -> tuple[float, floa
     return (float(r), float(g), float(b))
 
 
+def _segments_table(
+    segments: pd.DataFrame | Mapping[str, ArrayLike], ids: ArrayLike | None
+) -> tuple[NDArray[np.float64], NDArray[Any]]:
+    """The values (a row per PE, a column per segment, NaN where unknown) and
+    the PE ids of a DataFrame, or of a mapping of columns with ``ids``."""
+    if not isinstance(segments, Mapping):
+        if ids is not None:
+            raise ValueError("ids name a mapping's rows: a DataFrame's are its index")
+        return segments.to_numpy(dtype=np.float64, na_value=np.nan), segments.index.to_numpy()
+    columns = [np.asarray(values, dtype=np.float64) for values in segments.values()]
+    n = len(columns[0]) if columns else (0 if ids is None else len(np.asarray(ids)))
+    if any(c.ndim != 1 or len(c) != n for c in columns):
+        raise ValueError("the segments must be 1-D and of one length")
+    pes = np.arange(n) if ids is None else np.asarray(ids)
+    if len(pes) != n:
+        raise ValueError(f"{len(pes)} ids for segments of {n} values")
+    values = np.column_stack(columns) if columns else np.zeros((n, 0))
+    return values, pes
+
+
 def _stacked_bars(
     ax: Axes,
-    data: pd.DataFrame,
+    values: np.ndarray,
+    names: list[str],
+    pes: NDArray[Any],
     *,
     colors: list[tuple[float, float, float]],
     sort: bool,
@@ -274,16 +316,15 @@ def _stacked_bars(
     rank_by: np.ndarray | None = None,
     kwargs: dict[str, Any] | None = None,
 ) -> None:
-    if data.shape[0] == 0 or data.shape[1] == 0:
-        raise ValueError(f"cannot draw bars of an empty table (shape {data.shape})")
-    values = data.to_numpy(dtype=np.float64, na_value=np.nan)
+    """Draw ``values`` (a row per PE, a column per segment ``names``) of PEs ``pes``."""
+    if values.shape[0] == 0 or values.shape[1] == 0:
+        raise ValueError(f"cannot draw bars of an empty table (shape {values.shape})")
     unknown = np.isnan(values)  # drawn as nothing; the bar's label says so
     values = np.where(unknown, 0.0, values)
     if not np.isfinite(values).all() or (values < 0).any():
         raise ValueError("bar values must be finite and non-negative")
     unknown = unknown.any(axis=1)
     totals = values.sum(axis=1)
-    pes = data.index.to_numpy()
     order = np.arange(len(pes))
     if sort:
         order = np.lexsort((order, -(totals if rank_by is None else rank_by)))
@@ -298,7 +339,7 @@ def _stacked_bars(
         pooled = np.add.reduceat(values, starts, axis=0) / sizes[:, None]
         edges = np.r_[starts, n] - 0.5
     bottom = np.zeros(n if block == 1 else len(starts))
-    for k, name in enumerate(data.columns):
+    for k, name in enumerate(names):
         height = values[:, k] if block == 1 else pooled[:, k]
         if n <= BARS_MAX:
             bar_options: dict[str, Any] = {
@@ -355,7 +396,7 @@ def _stacked_bars(
                 ax.text(
                     xi, total, label, ha="center", va="bottom", fontsize="small", rotation=rotation
                 )
-    if legend and data.shape[1] > 0:
+    if legend and names:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
 
 
