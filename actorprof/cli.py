@@ -77,7 +77,7 @@ def figure_modules(kind: str) -> tuple[str, ...]:
     """What a figure server imports before its first figure (OutputWriter's
     ``warm``): the kind's figure builders and the plotting stack under them.
 
-    The logical, physical and PAPI kinds' figures need neither pandas nor the
+    The logical, physical, PAPI and overall kinds' figures need neither pandas nor the
     kind's module (``kinds.<kind>_figures``): a server that imports them
     (0.15 s) starts the heatmap that much later (docs/performance.md,
     "Fixed cost").
@@ -86,8 +86,8 @@ def figure_modules(kind: str) -> tuple[str, ...]:
     plots = tuple(f"actorprof.plot.{m}" for m in ("heatmap", "distribution", "bars", "timeline"))
     if kind == "logical":
         return ("actorprof.kinds.logical_figures", *plots[:2], *stack)
-    if kind == "papi":
-        return ("actorprof.kinds.papi_figures", plots[2], *stack)
+    if kind in ("papi", "overall"):
+        return (f"actorprof.kinds.{kind}_figures", plots[2], *stack)
     if kind == "physical":  # its panels and loads are the logical figures' types
         return (
             "actorprof.kinds.physical_figures",

@@ -27,10 +27,9 @@ from ..errors import UsageError
 from ..read import ReadReport
 from ..read.overall import describe_group, program_output_lines, read_overall
 from ..schema import OVERALL_KEY_COLUMNS
+from .overall_figures import stacked_figure, stacked_row
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
     from ..write import Sink
 
 __all__ = ["OverallView", "build_overall_view", "group_name", "overall_view"]
@@ -417,39 +416,17 @@ def write_overall(view: OverallView, out: Sink, *, sort: str) -> None:
             )
         )
         rows.append(
-            (
+            stacked_row(
                 view.group_times(label, run),
                 f"{name}: T_MAIN, T_COMM, T_PROC per PE ({unit})",
                 f"{name}: fractions of T_TOTAL{effs}",
             )
         )
-    # built from plain data by a module-level function: a figure server can build it
+    # built from arrays by overall_figures' function: a figure server builds it without pandas
     out.draw(
-        partial(_stacked_figure, rows, sort=sort == "total", cpu_ghz=view.cpu_ghz, path=view.path),
+        partial(stacked_figure, rows, sort=sort == "total", cpu_ghz=view.cpu_ghz, path=view.path),
         "stacked",
     )
     out.csv(view.pes(), "pes", index=False)
     summary["options"] = {"label": view.label, "sort": sort, "cpu_ghz": view.cpu_ghz}
     out.json(summary, "summary")
-
-
-def _stacked_figure(
-    rows: list[tuple[pd.DataFrame, str, str]],
-    *,
-    sort: bool,
-    cpu_ghz: float | None,
-    path: str,
-) -> Figure:
-    """Per group, T_MAIN/T_COMM/T_PROC per PE (left) and as fractions (right)."""
-    from ..plot.bars import plot_time_stacked
-    from ..write import label_run, new_figure
-
-    fig = new_figure(14.0, 4.2 * len(rows), nrows=len(rows), ncols=2)
-    axes = fig.axes
-    for k, (times, title, fractions) in enumerate(rows):
-        plot_time_stacked(
-            times, ax=axes[2 * k], sort=sort, cpu_ghz=cpu_ghz, legend=False, title=title
-        )
-        plot_time_stacked(times, ax=axes[2 * k + 1], relative=True, sort=sort, title=fractions)
-    label_run(fig, path)
-    return fig

@@ -169,8 +169,9 @@ def plot_papi_bars(
 
 
 def plot_time_stacked(
-    times: pd.DataFrame,
+    times: pd.DataFrame | Mapping[str, ArrayLike],
     *,
+    ids: ArrayLike | None = None,
     ax: Axes | None = None,
     relative: bool = False,
     sort: bool = False,
@@ -187,7 +188,11 @@ def plot_time_stacked(
         :func:`actorprof.time_breakdown` rows of ONE label/run: a ``pe``
         column (or the index as PE ids) and ``t_main_cycles``,
         ``t_comm_cycles``, ``t_proc_cycles``. Unknown values draw as 0.
-        Not modified.
+        Not modified. Or a mapping of those three column names to their
+        values, one per PE, with the PE ids in `ids` (this form needs no
+        pandas: a figure drawn where pandas is not imported).
+    ids
+        With a mapping `times`: the id of each PE; default 0, 1, ...
     ax
         Axes to draw on; default: the current Axes (created if needed).
     relative
@@ -225,40 +230,29 @@ def plot_time_stacked(
     >>> [round(b.get_height(), 2) for b in ax.containers[1]]
     [0.2, 0.8]
     """
-    missing = [c for c in _TIME_PARTS.values() if c not in times.columns]
+    missing = [c for c in _TIME_PARTS.values() if c not in times]
     if missing:
         raise ValueError(f"times lacks column(s) {', '.join(missing)} (use time_breakdown())")
     if cpu_ghz is not None and not cpu_ghz > 0:
         raise ValueError(f"cpu_ghz must be > 0, got {cpu_ghz}")
-    import pandas as pd
-
-    index = pd.Index(times["pe"], name="pe") if "pe" in times.columns else times.index
-    data = pd.DataFrame(
-        {
-            name: pd.to_numeric(times[column], errors="coerce")
-            .astype("Float64")
-            .fillna(0.0)
-            .to_numpy(dtype=np.float64)
-            for name, column in _TIME_PARTS.items()
-        },
-        index=index,
-    )
+    values, pes = _time_table(times, ids)
     unit = "cycles"
-    totals = data.sum(axis=1).to_numpy()
+    totals = values.sum(axis=1)
     rank_by = totals  # the absolute and relative panels share the order
     if relative:
-        data = data.div(np.where(totals > 0, totals, 1.0), axis=0)
+        values = values / np.where(totals > 0, totals, 1.0)[:, None]
         unit = "fraction of T_TOTAL"
     elif cpu_ghz is not None:
-        data = data / (cpu_ghz * 1e9)
+        values = values / (cpu_ghz * 1e9)
         unit = "seconds"
     ax = get_ax(ax)
-    colors = [_REGION_COLORS[name] for name in data.columns]
+    names = list(_TIME_PARTS)
+    colors = [_REGION_COLORS[name] for name in names]
     _stacked_bars(
         ax,
-        data.to_numpy(dtype=np.float64, na_value=np.nan),
-        [str(c) for c in data.columns],
-        data.index.to_numpy(),
+        values,
+        names,
+        pes,
         colors=colors,
         sort=sort,
         relative=relative,
@@ -281,6 +275,37 @@ def _segment_color(name: str, k: int, names: Sequence[str]) -> tuple[float, floa
     position = others.index(name) if name in others else k
     r, g, b = palette[position % len(palette)]
     return (float(r), float(g), float(b))
+
+
+def _time_table(
+    times: pd.DataFrame | Mapping[str, ArrayLike], ids: ArrayLike | None
+) -> tuple[NDArray[np.float64], NDArray[Any]]:
+    """T_MAIN, T_COMM and T_PROC (a row per PE, 0 where unknown) and the PE
+    ids of a DataFrame (its ``pe`` column, else its index), or of a mapping
+    of columns with ``ids``."""
+    if not isinstance(times, Mapping):
+        if ids is not None:
+            raise ValueError("ids name a mapping's rows: a DataFrame's are its pe column or index")
+        import pandas as pd
+
+        parts = [
+            pd.to_numeric(times[column], errors="coerce")
+            .astype("Float64")
+            .fillna(0.0)
+            .to_numpy(dtype=np.float64)
+            for column in _TIME_PARTS.values()
+        ]
+        index = pd.Index(times["pe"]) if "pe" in times.columns else times.index
+        return np.column_stack(parts), index.to_numpy()
+    columns = [np.asarray(times[column], dtype=np.float64) for column in _TIME_PARTS.values()]
+    n = len(columns[0])
+    if any(c.ndim != 1 or len(c) != n for c in columns):
+        raise ValueError("the time columns must be 1-D and of one length")
+    pes = np.arange(n) if ids is None else np.asarray(ids)
+    if len(pes) != n:
+        raise ValueError(f"{len(pes)} ids for time columns of {n} values")
+    values = np.column_stack(columns)
+    return np.where(np.isnan(values), 0.0, values), pes
 
 
 def _segments_table(
