@@ -240,7 +240,7 @@ RUN_FOLDERS = [
 def test_view_without_links_says_the_same(physical: Path, logical: Path) -> None:
     from actorprof.kinds.aggregation import aggregation_view
 
-    layouts = "1x16,4x4" if "histo" in str(logical) else None
+    layouts = "1x16,4x4" if logical == HISTO_LOGICAL else None
     view = aggregation_view(physical, logical=logical, layouts=layouts)
     light = view.without_links()
     assert light.links is None and view.links is not None
@@ -408,7 +408,7 @@ def test_view_counted_by_blocks_writes_the_same(
     from actorprof.kinds.aggregation import aggregation_view
 
     monkeypatch.setattr(link_module, "BLOCK_LINKS", 5)
-    layouts = "1x16,4x4" if "histo" in str(logical) else None
+    layouts = "1x16,4x4" if logical == HISTO_LOGICAL else None
     held = aggregation_view(physical, logical=logical, layouts=layouts)
     light = aggregation_view(physical, logical=logical, layouts=layouts, keep_links=False)
     assert light.links is None and light.comparison is not None
