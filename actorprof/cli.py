@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ._progress import Progress
     from .analyze.matrix import Level, Metric, SelfSends
     from .engine import Engine
+    from .write import OutputWriter
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -100,6 +101,16 @@ def figure_modules(kind: str) -> tuple[str, ...]:
         *plots,
         *(f"actorprof.plot.{m}" for m in ("aggregation", "layouts") if kind == "aggregation"),
         *stack,
+    )
+
+
+def figure_writer(kind: str, output_dir: Path, fmt: str, dpi: int | None) -> OutputWriter:
+    """The command's writer, made first: its figure server (write.py) imports
+    the kind's figure builders and the plotting stack while the command reads."""
+    from .write import OutputWriter
+
+    return OutputWriter(
+        output_dir, kind=kind, fmt=fmt, dpi=dpi, background=True, warm=figure_modules(kind)
     )
 
 
@@ -511,11 +522,7 @@ def logical(
 
     TRACE_DIR holds the run's PE<i>_send.csv files (or is one such file).
     """
-    from .write import OutputWriter
-
-    # first: its figure server imports the plotting stack while this process reads
-    warm = figure_modules("logical")
-    out = OutputWriter(output_dir, kind="logical", fmt=fmt, dpi=dpi, background=True, warm=warm)
+    out = figure_writer("logical", output_dir, fmt, dpi)  # first (see figure_writer)
     from .kinds.logical import logical_view, require_messages, write_logical
     from .read import ReadReport
 
@@ -575,10 +582,7 @@ def timeline(
 
     TRACE_DIR holds the run's PE<i>_send.csv files (with timestamps).
     """
-    from .write import OutputWriter
-
-    warm = figure_modules("timeline")
-    out = OutputWriter(output_dir, kind="timeline", fmt=fmt, dpi=dpi, background=True, warm=warm)
+    out = figure_writer("timeline", output_dir, fmt, dpi)  # first (see figure_writer)
     from .kinds.timeline import timeline_view, write_timeline_figure
     from .read import ReadReport
 
@@ -771,10 +775,7 @@ def papi(
     line with mailbox -1 is the MAIN region (local computation and message
     construction); every other line is one message handled in PROC.
     """
-    from .write import OutputWriter
-
-    warm = figure_modules("papi")
-    out = OutputWriter(output_dir, kind="papi", fmt=fmt, dpi=dpi, background=True, warm=warm)
+    out = figure_writer("papi", output_dir, fmt, dpi)  # first (see figure_writer)
     from .kinds.papi import papi_view, write_papi
     from .read import ReadReport
 
@@ -842,10 +843,7 @@ def overall(
     -DENABLE_TCOMM_PROFILING, or the folder holding overall.txt. Other output
     in the file is ignored (and counted).
     """
-    from .write import OutputWriter
-
-    warm = figure_modules("overall")
-    out = OutputWriter(output_dir, kind="overall", fmt=fmt, dpi=dpi, background=True, warm=warm)
+    out = figure_writer("overall", output_dir, fmt, dpi)  # first (see figure_writer)
     from .kinds.overall import overall_view, write_overall
     from .read import ReadReport
     from .read.overall import program_output_lines
@@ -966,10 +964,7 @@ def physical(
     TRACE is physical.txt (the stdout of a run built with -DENABLE_TRACE_PHYSICAL,
     program output and all) or the folder holding it.
     """
-    from .write import OutputWriter
-
-    warm = figure_modules("physical")
-    out = OutputWriter(output_dir, kind="physical", fmt=fmt, dpi=dpi, background=True, warm=warm)
+    out = figure_writer("physical", output_dir, fmt, dpi)  # first (see figure_writer)
     from .kinds.physical import physical_view, write_physical
     from .read import ReadReport
 
@@ -1058,10 +1053,7 @@ def aggregation(
     with --logical. Without --pes-per-node, K comes from the logical trace's node ids.
     With --layouts the physical trace is optional (prediction alone).
     """
-    from .write import OutputWriter
-
-    warm = figure_modules("aggregation")
-    out = OutputWriter(output_dir, kind="aggregation", fmt=fmt, dpi=dpi, background=True, warm=warm)
+    out = figure_writer("aggregation", output_dir, fmt, dpi)  # first (see figure_writer)
     from .kinds.aggregation import aggregation_inputs, aggregation_view, write_aggregation
     from .read import ReadReport
 
