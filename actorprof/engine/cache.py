@@ -274,7 +274,13 @@ class TraceCache:
             "accounting": counts,
             "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
         }
-        entry = self._entry(key)
+        self.write_entry(self._entry(key), arrays, report)
+
+    def write_entry(self, entry: Path, arrays: dict[str, np.ndarray], report: ReadReport) -> None:
+        """Write ``arrays`` as the ``.npz`` ``entry`` (whole or not at all), then
+        keep the cache under its cap; an entry larger than the cap alone is
+        not kept, and ``report`` notes it. Errors while writing are ignored:
+        it is a cache."""
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")

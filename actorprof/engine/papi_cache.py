@@ -14,8 +14,6 @@ read. A damaged entry is ignored, with a note, and rewritten.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -164,21 +162,4 @@ def save_papi(
         ).reshape(len(files), len(_ACCOUNTING)),
         "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
     }
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                np.savez(out, **arrays)  # type: ignore[arg-type]
-            os.replace(tmp, entry)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError:
-        return
-    size = entry.stat().st_size if entry.exists() else 0
-    if entry in cache.evict(keep=entry):
-        report.note(
-            f"the cache entry of this trace ({size:,} bytes) is larger than the cache "
-            f"cap ({cache.max_bytes:,} bytes, ACTORPROF_CACHE_MAX): not kept"
-        )
+    cache.write_entry(entry, arrays, report)

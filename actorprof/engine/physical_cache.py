@@ -12,8 +12,6 @@ an error are not stored.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -87,24 +85,7 @@ def save_physical(
     arrays["stat"] = np.array(stat, dtype=np.int64)
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
     entry = cache._entry(key)
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                np.savez(out, **arrays)
-            os.replace(tmp, entry)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError:
-        return
-    size = entry.stat().st_size if entry.exists() else 0
-    if entry in cache.evict(keep=entry):
-        report.note(
-            f"the cache entry of this trace ({size:,} bytes) is larger than the cache "
-            f"cap ({cache.max_bytes:,} bytes, ACTORPROF_CACHE_MAX): not kept"
-        )
+    cache.write_entry(entry, arrays, report)
 
 
 def _read(
