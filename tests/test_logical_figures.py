@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Any
 
@@ -11,25 +10,10 @@ from matplotlib.figure import Figure
 
 from actorprof.kinds import logical_view, write_logical
 from actorprof.read import ReadReport
-from actorprof.write import save_png
+
+from ._figure_builders import Builders, png
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-
-
-class Builders:
-    """A sink that keeps the figure builders it is given (tables are dropped)."""
-
-    def __init__(self) -> None:
-        self.builders: dict[str, Any] = {}
-
-    def draw(self, build: Any, name: str) -> None:
-        self.builders[name] = build
-
-    def csv(self, *args: object, **kwargs: object) -> None:
-        pass
-
-    def json(self, *args: object) -> None:
-        pass
 
 
 def builders(run: str, **options: Any) -> dict[str, Any]:
@@ -38,12 +22,6 @@ def builders(run: str, **options: Any) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"metric": "count", "level": "pe", "log_scale": None, "top": 3}
     write_logical(view, sink, **{**kwargs, **options})  # type: ignore[arg-type]
     return sink.builders
-
-
-def png(fig: Figure) -> bytes:
-    buffer = io.BytesIO()
-    save_png(fig, buffer, dpi=50)
-    return buffer.getvalue()
 
 
 def placed_by_matplotlib(fig: Figure) -> Figure:

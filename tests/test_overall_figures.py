@@ -3,34 +3,24 @@ drawn from columns of arrays, the same pixels as from frames, and without pandas
 
 from __future__ import annotations
 
-import io
-import os
-import pickle
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
-from matplotlib.figure import Figure
 
 from actorprof.kinds import overall_view, write_overall
 from actorprof.kinds.overall_figures import stacked_row
 from actorprof.plot import plot_time_stacked
 from actorprof.read import ReadReport
-from actorprof.write import new_figure, save_png
+from actorprof.write import new_figure
+
+from ._figure_builders import Builders, draw_apart, png
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 EXAMPLES = ROOT / "examples"
-
-
-def png(fig: Figure) -> bytes:
-    buffer = io.BytesIO()
-    save_png(fig, buffer, dpi=50)
-    return buffer.getvalue()
 
 
 def times_of(n: int, *, unknown: int = 0, pe_column: bool = True) -> pd.DataFrame:
@@ -84,22 +74,6 @@ def test_the_columns_form_is_checked() -> None:
     assert [t.get_text() for t in ax.get_xticklabels()] == ["4", "8"]
 
 
-class Builders:
-    """A sink that keeps the figure builders it is given (tables are dropped)."""
-
-    def __init__(self) -> None:
-        self.builders: dict[str, Any] = {}
-
-    def draw(self, build: Any, name: str) -> None:
-        self.builders[name] = build
-
-    def csv(self, *args: object, **kwargs: object) -> None:
-        pass
-
-    def json(self, *args: object) -> None:
-        pass
-
-
 @pytest.mark.parametrize("path", [EXAMPLES / "histo_4pe" / "overall", DATA / "overall_mixed"])
 def test_the_overall_figure_is_drawn_without_pandas(path: Path, tmp_path: Path) -> None:
     """A figure server unpickles the overall figure's builder and draws it with
@@ -108,19 +82,5 @@ def test_the_overall_figure_is_drawn_without_pandas(path: Path, tmp_path: Path) 
     view = overall_view(path, report=ReadReport(kind="overall"))
     write_overall(view, sink, sort="total")
     assert sorted(sink.builders) == ["stacked"]
-    job = tmp_path / "figures.pickle"
-    job.write_bytes(pickle.dumps(sink.builders))
-    code = (
-        "import pickle, sys\n"
-        "from actorprof.write import OutputWriter\n"
-        f"out = OutputWriter({str(tmp_path)!r}, kind='overall')\n"
-        f"for name, build in pickle.loads(open({str(job)!r}, 'rb').read()).items():\n"
-        "    out.figure(build(), name)\n"
-        "print(sorted(m for m in ('pandas', 'actorprof.kinds.overall', 'actorprof.engine')"
-        " if m in sys.modules))\n"
-    )
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "[]"
+    draw_apart(sink.builders, "overall", tmp_path)
     assert (tmp_path / "overall_stacked.png").stat().st_size > 10_000

@@ -3,33 +3,23 @@ columns of arrays, the same pixels as from frames, and without pandas."""
 
 from __future__ import annotations
 
-import io
-import os
-import pickle
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
-from matplotlib.figure import Figure
 
 from actorprof.kinds import papi_view, write_papi
 from actorprof.kinds.papi_figures import bars_panel
 from actorprof.plot import plot_papi_bars
 from actorprof.read import ReadReport
-from actorprof.write import new_figure, save_png
+from actorprof.write import new_figure
+
+from ._figure_builders import Builders, draw_apart, png
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
-
-
-def png(fig: Figure) -> bytes:
-    buffer = io.BytesIO()
-    save_png(fig, buffer, dpi=50)
-    return buffer.getvalue()
 
 
 def segments_of(n: int, *, unknown: int = 0, mailboxes: int = 1, seed: int = 3) -> pd.DataFrame:
@@ -77,22 +67,6 @@ def test_the_columns_form_is_checked() -> None:
     assert [t.get_text() for t in ax.get_xticklabels()] == ["7", "9"]
 
 
-class Builders:
-    """A sink that keeps the figure builders it is given (tables are dropped)."""
-
-    def __init__(self) -> None:
-        self.builders: dict[str, Any] = {}
-
-    def draw(self, build: Any, name: str) -> None:
-        self.builders[name] = build
-
-    def csv(self, *args: object, **kwargs: object) -> None:
-        pass
-
-    def json(self, *args: object) -> None:
-        pass
-
-
 def test_the_papi_figure_is_drawn_without_pandas(tmp_path: Path) -> None:
     """A figure server unpickles the PAPI figure's builder and draws it with
     numpy and matplotlib alone."""
@@ -100,19 +74,5 @@ def test_the_papi_figure_is_drawn_without_pandas(tmp_path: Path) -> None:
     view = papi_view(EXAMPLES / "histo_4pe" / "papi", report=ReadReport(kind="papi"))
     write_papi(view, sink, by_mailbox=True, sort="total")
     assert sorted(sink.builders) == ["bars"]
-    job = tmp_path / "figures.pickle"
-    job.write_bytes(pickle.dumps(sink.builders))
-    code = (
-        "import pickle, sys\n"
-        "from actorprof.write import OutputWriter\n"
-        f"out = OutputWriter({str(tmp_path)!r}, kind='papi')\n"
-        f"for name, build in pickle.loads(open({str(job)!r}, 'rb').read()).items():\n"
-        "    out.figure(build(), name)\n"
-        "print(sorted(m for m in ('pandas', 'actorprof.kinds.papi', 'actorprof.engine')"
-        " if m in sys.modules))\n"
-    )
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "[]"
+    draw_apart(sink.builders, "papi", tmp_path)
     assert (tmp_path / "papi_bars.png").stat().st_size > 10_000

@@ -3,31 +3,21 @@ arrays, the same pixels as from the view's frames, and without pandas."""
 
 from __future__ import annotations
 
-import io
-import os
-import pickle
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from matplotlib.figure import Figure
 
 from actorprof.kinds import physical_view, write_physical
 from actorprof.kinds.logical_figures import heatmap_panel, loads_columns
 from actorprof.plot import plot_heatmap, plot_violin
 from actorprof.read import ReadReport
-from actorprof.write import new_figure, save_png
+from actorprof.write import new_figure
+
+from ._figure_builders import Builders, draw_apart, png
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
-
-
-def png(fig: Figure) -> bytes:
-    buffer = io.BytesIO()
-    save_png(fig, buffer, dpi=50)
-    return buffer.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -74,22 +64,6 @@ def test_the_arrays_draw_what_the_frames_draw(run: str, metric: str, pooled: Pat
     assert png(by_frame) == png(by_arrays)
 
 
-class Builders:
-    """A sink that keeps the figure builders it is given (tables are dropped)."""
-
-    def __init__(self) -> None:
-        self.builders: dict[str, Any] = {}
-
-    def draw(self, build: Any, name: str) -> None:
-        self.builders[name] = build
-
-    def csv(self, *args: object, **kwargs: object) -> None:
-        pass
-
-    def json(self, *args: object) -> None:
-        pass
-
-
 @pytest.mark.parametrize("run", ["ig_8pe_2nodes", "pooled"])
 def test_the_physical_figures_are_drawn_without_pandas(
     run: str, pooled: Path, tmp_path: Path
@@ -100,20 +74,6 @@ def test_the_physical_figures_are_drawn_without_pandas(
     view = view_of(run, pooled)
     write_physical(view, sink, types=view.types_shown(), metric="count", log_scale=None, top=3)  # type: ignore[arg-type]
     assert sorted(sink.builders) == ["heatmap", "violin"]
-    job = tmp_path / "figures.pickle"
-    job.write_bytes(pickle.dumps(sink.builders))
-    code = (
-        "import pickle, sys\n"
-        "from actorprof.write import OutputWriter\n"
-        f"out = OutputWriter({str(tmp_path)!r}, kind='physical')\n"
-        f"for name, build in pickle.loads(open({str(job)!r}, 'rb').read()).items():\n"
-        "    out.figure(build(), name)\n"
-        "print(sorted(m for m in ('pandas', 'actorprof.kinds.physical', 'actorprof.engine')"
-        " if m in sys.modules))\n"
-    )
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "[]"
+    draw_apart(sink.builders, "physical", tmp_path)
     for name in sink.builders:
         assert (tmp_path / f"physical_{name}.png").stat().st_size > 10_000

@@ -1,0 +1,62 @@
+"""What the tests of the kinds' figure builders share: a sink that keeps the
+builders, a figure's PNG bytes, and a check that a builder draws in a
+process that imports neither pandas nor the kind's module."""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from actorprof.write import save_png
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Builders:
+    """A sink that keeps the figure builders it is given (tables are dropped)."""
+
+    def __init__(self) -> None:
+        self.builders: dict[str, Any] = {}
+
+    def draw(self, build: Any, name: str) -> None:
+        self.builders[name] = build
+
+    def csv(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def json(self, *args: object) -> None:
+        pass
+
+
+def png(fig: Figure) -> bytes:
+    buffer = io.BytesIO()
+    save_png(fig, buffer, dpi=50)
+    return buffer.getvalue()
+
+
+def draw_apart(builders: dict[str, Any], kind: str, folder: Path) -> None:
+    """Unpickle ``builders`` in a new process (as a figure server does) and
+    save each figure in ``folder``; that process must not import pandas,
+    ``actorprof.kinds.<kind>`` or the engine."""
+    job = folder / "figures.pickle"
+    job.write_bytes(pickle.dumps(builders))
+    code = (
+        "import pickle, sys\n"
+        "from actorprof.write import OutputWriter\n"
+        f"out = OutputWriter({str(folder)!r}, kind={kind!r})\n"
+        f"for name, build in pickle.loads(open({str(job)!r}, 'rb').read()).items():\n"
+        "    out.figure(build(), name)\n"
+        f"print(sorted(m for m in ('pandas', 'actorprof.kinds.{kind}', 'actorprof.engine')"
+        " if m in sys.modules))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
