@@ -15,6 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import numpy as np
     import pandas as pd
     from matplotlib.figure import Figure
@@ -122,20 +124,8 @@ def violin_figure(
 ) -> Figure:
     """Sent and received per PE (or node): their spread."""
     from ..plot import plot_violin
-    from ..write import label_run, new_figure
 
-    fig = new_figure(7.5, 5.5)
-    plot_violin(
-        loads.columns,
-        ids=loads.ids,
-        ax=fig.axes[0],
-        value_label=value_label,
-        unit_label=unit,
-        title=title,
-    )
-    label_run(fig, *run)
-    _titles_at_the_top(fig)
-    return fig
+    return _loads_chart(plot_violin, loads, (7.5, 5.5), value_label, unit, title, run)
 
 
 def loads_figure(
@@ -149,10 +139,24 @@ def loads_figure(
 ) -> Figure:
     """Sent and received by PE (or node) id."""
     from ..plot import plot_pe_loads
+
+    return _loads_chart(plot_pe_loads, loads, (width, 4.5), value_label, unit, title, run)
+
+
+def _loads_chart(
+    plot: Callable[..., Any],
+    loads: Loads,
+    size: tuple[float, float],
+    value_label: str,
+    unit: str,
+    title: str,
+    run: tuple[str, str | None],
+) -> Figure:
+    """One Axes of ``plot`` over the loads' columns, labelled with the run."""
     from ..write import label_run, new_figure
 
-    fig = new_figure(width, 4.5)
-    plot_pe_loads(
+    fig = new_figure(*size)
+    plot(
         loads.columns,
         ids=loads.ids,
         ax=fig.axes[0],
