@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     import numpy as np
     import pandas as pd
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from numpy.typing import NDArray
 
@@ -43,6 +44,23 @@ class HeatmapPanel(NamedTuple):
     destination_label: str
     caption: str  # a line under the title ("" for none)
     totals: bool  # the sent and received bands
+
+    def draw(self, ax: Axes, *, title: str, **kwargs: Any) -> Axes:
+        """:func:`~actorprof.plot.plot_heatmap` of this panel on ``ax``: its
+        ids, axis labels and bands, ``title`` with the caption under it."""
+        from ..plot import plot_heatmap
+
+        return plot_heatmap(
+            self.values,
+            row_ids=self.row_ids,
+            column_ids=self.column_ids,
+            source_label=self.source_label,
+            destination_label=self.destination_label,
+            ax=ax,
+            totals=self.totals,
+            title=title + (f"\n{self.caption}" if self.caption else ""),
+            **kwargs,
+        )
 
 
 def heatmap_panel(matrix: pd.DataFrame, caption: str, *, totals: bool) -> HeatmapPanel:
@@ -89,7 +107,6 @@ def heatmap_figure(
     note: str,
 ) -> Figure:
     """The heatmap figure: one Axes per panel (pooled: the sums, the largest pairs)."""
-    from ..plot import plot_heatmap
     from ..write import label_run, new_figure
 
     n = max(panels[0].values.shape)
@@ -102,18 +119,7 @@ def heatmap_figure(
     )
     fig = new_figure(size[0] * len(panels), size[1], ncols=len(panels))
     for ax, panel in zip(fig.axes, panels, strict=True):
-        plot_heatmap(
-            panel.values,
-            row_ids=panel.row_ids,
-            column_ids=panel.column_ids,
-            source_label=panel.source_label,
-            destination_label=panel.destination_label,
-            ax=ax,
-            totals=panel.totals,
-            log=log_scale,
-            value_label=value_label,
-            title=title + (f"\n{panel.caption}" if panel.caption else ""),
-        )
+        panel.draw(ax, title=title, log=log_scale, value_label=value_label)
     label_run(fig, *run, note=note)
     _titles_at_the_top(fig)
     return fig

@@ -50,7 +50,6 @@ def heatmap_figure(
     path: str,
 ) -> Figure:
     """One panel per send type (and, pooled, a row of block maxima), one colour scale."""
-    from ..plot import plot_heatmap
     from ..write import label_run, new_figure
 
     n = num_pes
@@ -74,19 +73,7 @@ def heatmap_figure(
                 if len(types) > 1
                 else f"Physical {send_type} {value_label} PE x PE"
             )
-            plot_heatmap(
-                panel.values,
-                row_ids=panel.row_ids,
-                column_ids=panel.column_ids,
-                source_label=panel.source_label,
-                destination_label=panel.destination_label,
-                ax=next(axes),
-                log=log_scale,
-                vmax=vmax,
-                totals=panel.totals,
-                value_label=value_label,
-                title=title + (f"\n{panel.caption}" if panel.caption else ""),
-            )
+            panel.draw(next(axes), title=title, log=log_scale, vmax=vmax, value_label=value_label)
     lines = [note] if note else []
     if len(types) > 1:
         lines.insert(0, f"{value_label} per link, one panel per send type, one colour scale")
