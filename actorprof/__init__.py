@@ -60,6 +60,7 @@ __all__ = [
     "Severity",
     "SkippedLine",
     "Timeline",
+    "TimelineArrays",
     "TimelineView",
     "Topology",
     "TopologyKind",
@@ -223,6 +224,7 @@ _EXPORTS: dict[str, str] = {
     "plot_pe_loads": "plot",
     "plot_rate": "plot",
     "plot_timeline_heat": "plot",
+    "TimelineArrays": "plot",
     # time
     "Timeline": "analyze.timeline",
     "send_timeline": "analyze.timeline",
@@ -350,6 +352,7 @@ if TYPE_CHECKING:  # pragma: no cover
         perfetto_trace,
     )
     from .plot import (
+        TimelineArrays,
         plot_bytes_bars,
         plot_heatmap,
         plot_layouts,

@@ -78,10 +78,10 @@ def figure_modules(kind: str) -> tuple[str, ...]:
     """What a figure server imports before its first figure (OutputWriter's
     ``warm``): the kind's figure builders and the plotting stack under them.
 
-    The logical, physical, PAPI and overall kinds' figures need neither pandas nor the
-    kind's module (``kinds.<kind>_figures``): a server that imports them
-    (0.15 s) starts the heatmap that much later (docs/performance.md,
-    "Fixed cost").
+    The logical, physical, PAPI, overall and timeline kinds' figures need
+    neither pandas nor the kind's module (``kinds.<kind>_figures``): a server
+    that imports them (0.15 s) starts the heatmap that much later
+    (docs/performance.md, "Fixed cost").
     """
     stack = ("matplotlib.figure", "matplotlib.backends.backend_agg", "PIL.PngImagePlugin")
     plots = tuple(f"actorprof.plot.{m}" for m in ("heatmap", "distribution", "bars", "timeline"))
@@ -89,6 +89,8 @@ def figure_modules(kind: str) -> tuple[str, ...]:
         return ("actorprof.kinds.logical_figures", *plots[:2], *stack)
     if kind in ("papi", "overall"):
         return (f"actorprof.kinds.{kind}_figures", plots[2], *stack)
+    if kind == "timeline":
+        return ("actorprof.kinds.timeline_figures", plots[3], *stack)
     if kind == "physical":  # its panels and loads are the logical figures' types
         return (
             "actorprof.kinds.physical_figures",

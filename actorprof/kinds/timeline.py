@@ -38,10 +38,9 @@ from ..engine.timeline import reduce_times
 from ..errors import ActorProfError
 from ..read import ReadReport, find_pe_files
 from ..read.logical import logical_files
+from .timeline_figures import rate_figure, timeline_bins
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
     from ..write import Sink
 
 __all__ = [
@@ -657,35 +656,15 @@ def write_timeline_figure(
     names = [
         p.name for p in view.phases if p.name and not p.name.startswith("(")
     ]  # not "(unnamed)"
-    # built from plain data by a module-level function: a figure server can build it
+    # built from numpy arrays by timeline_figures: a figure server builds it
+    # without pandas
     out.draw(
         partial(
-            _rate_figure,
-            view.display(bins),
+            rate_figure,
+            timeline_bins(view.display(bins)),
             spans=spans,
             log_scale=log_scale,
             run=(view.path, names[0] if len(view.phases) == 1 and names else None),
         ),
         "rate",
     )
-
-
-def _rate_figure(
-    shown: Timeline,
-    *,
-    spans: list[tuple[str, float, float]],
-    log_scale: bool,
-    run: tuple[str, str | None],
-) -> Figure:
-    """The rate (phases shaded when several) over the heat strip."""
-    from ..plot.timeline import plot_rate, plot_timeline_heat
-    from ..write import label_run, new_figure
-
-    fig = new_figure(11.0, 7.5, nrows=2)
-    top, bottom = fig.axes
-    fig.get_layout_engine().set(h_pad=0.1)  # type: ignore[union-attr,call-arg]
-    plot_rate(shown, ax=top, spans=spans, title="Logical messages sent over time")
-    plot_timeline_heat(shown, ax=bottom, log=log_scale)
-    bottom.sharex(top)
-    label_run(fig, *run)
-    return fig

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 __all__ = [
+    "TimelineArrays",
     "plot_bytes_bars",
     "plot_heatmap",
     "plot_layouts",
@@ -26,6 +27,7 @@ __all__ = [
 # Imported on first use, so that a command loads only the modules it runs
 # (docs/performance.md, "Fixed cost"); type checkers read the imports below.
 _EXPORTS = {
+    "TimelineArrays": "timeline",
     "plot_bytes_bars": "aggregation",
     "plot_heatmap": "heatmap",
     "plot_layouts": "layouts",
@@ -43,6 +45,6 @@ if TYPE_CHECKING:
     from actorprof.plot.distribution import plot_pe_loads, plot_violin
     from actorprof.plot.heatmap import plot_heatmap
     from actorprof.plot.layouts import plot_layouts
-    from actorprof.plot.timeline import plot_rate, plot_timeline_heat
+    from actorprof.plot.timeline import TimelineArrays, plot_rate, plot_timeline_heat
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

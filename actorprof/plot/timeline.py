@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from matplotlib.ticker import FuncFormatter
@@ -12,10 +12,50 @@ from ._style import format_count, get_ax, nice_step, points_per_unit, stairs, ti
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from numpy.typing import NDArray
 
     from ..analyze.timeline import Timeline
 
-__all__ = ["plot_rate", "plot_timeline_heat"]
+__all__ = ["TimelineArrays", "plot_rate", "plot_timeline_heat"]
+
+
+class TimelineArrays(Protocol):
+    """A timeline's bins as numpy arrays, without pandas (e.g.
+    :class:`actorprof.kinds.timeline_figures.TimelineBins`): drawn as the
+    :class:`~actorprof.analyze.timeline.Timeline` they come from."""
+
+    @property
+    def times(self) -> NDArray[np.float64]:
+        """Each bin's start, in seconds since the first bin's."""
+
+    @property
+    def counts(self) -> NDArray[Any]:
+        """Messages per bin (rows) and PE (columns)."""
+
+    @property
+    def pes(self) -> NDArray[Any]:
+        """The PE id of each column."""
+
+    @property
+    def bin_s(self) -> float:
+        """Bin width in seconds."""
+
+
+def _arrays(
+    timeline: Timeline | TimelineArrays,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Bin starts, counts (bins x PEs), PE ids and bin width of either form."""
+    counts = timeline.counts
+    if isinstance(counts, np.ndarray):
+        arrays: TimelineArrays = timeline  # type: ignore[assignment]
+        return arrays.times, counts, arrays.pes, float(arrays.bin_s)
+    return (
+        counts.index.to_numpy(dtype=np.float64),
+        counts.to_numpy(),
+        counts.columns.to_numpy(),
+        float(timeline.bin_s),
+    )
+
 
 _SPAN_COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860")
 # at most this many PE labels on the heat strip's y axis
@@ -23,7 +63,7 @@ _MAX_PE_LABELS = 32
 
 
 def plot_rate(
-    timeline: Timeline,
+    timeline: Timeline | TimelineArrays,
     *,
     ax: Axes | None = None,
     spans: Sequence[tuple[str, float, float]] = (),
@@ -36,7 +76,8 @@ def plot_rate(
     Parameters
     ----------
     timeline
-        From :func:`actorprof.send_timeline` (possibly :func:`rebin` -ed).
+        From :func:`actorprof.send_timeline` (possibly :func:`rebin` -ed), or
+        its bins as arrays (:class:`TimelineArrays`).
     ax
         Axes to draw on; default: the current Axes (created if needed).
     spans
@@ -52,11 +93,11 @@ def plot_rate(
     matplotlib.axes.Axes
     """
     ax = get_ax(ax)
-    times = timeline.counts.index.to_numpy(dtype=np.float64)
-    rate = timeline.rate.to_numpy(dtype=np.float64)
+    times, counts, _, bin_s = _arrays(timeline)
+    rate = counts.sum(axis=1, dtype=np.int64) / bin_s
     if len(times):
         # steps: each bin's rate holds over [start, start + width)
-        edges = np.append(times, times[-1] + timeline.bin_s)
+        edges = np.append(times, times[-1] + bin_s)
         options: dict[str, Any] = {"color": color, "linewidth": 1.2, "label": "all PEs"}
         stairs(ax, rate, edges, **{**options, **kwargs})
     for i, (label, start, end) in enumerate(spans):
@@ -99,7 +140,7 @@ def _block_max(counts: np.ndarray, block: int) -> np.ndarray:
 
 
 def plot_timeline_heat(
-    timeline: Timeline,
+    timeline: Timeline | TimelineArrays,
     *,
     ax: Axes | None = None,
     log: bool = False,
@@ -117,7 +158,8 @@ def plot_timeline_heat(
     Parameters
     ----------
     timeline
-        From :func:`actorprof.send_timeline` (possibly :func:`rebin` -ed).
+        From :func:`actorprof.send_timeline` (possibly :func:`rebin` -ed), or
+        its bins as arrays (:class:`TimelineArrays`).
     ax
         Axes to draw on; default: the current Axes (created if needed).
     log
@@ -140,14 +182,14 @@ def plot_timeline_heat(
     from matplotlib.colors import LogNorm, Normalize
 
     ax = get_ax(ax)
-    counts = timeline.counts.to_numpy()
-    n_pes, n_bins = counts.T.shape if counts.size else (len(timeline.counts.columns), 0)
+    _, counts, pe_ids, bin_s = _arrays(timeline)
+    n_pes, n_bins = counts.T.shape if counts.size else (len(pe_ids), 0)
     # beyond MAX_HEAT_ROWS PEs a row is a block of PEs, its largest count:
     # an image row per PE would be sampled (one PE in 100 shown at 65,536
     # PEs, a hot one missed) and its float copies cost gigabytes
     block = max(1, -(-n_pes // MAX_HEAT_ROWS))
     values = _block_max(counts, block).T.astype(np.float64)  # rows x bins
-    end = n_bins * timeline.bin_s
+    end = n_bins * bin_s
     vmax = float(values.max()) if values.size else 1.0
     norm: Normalize
     if log:
@@ -176,12 +218,12 @@ def plot_timeline_heat(
         _, per_pe = points_per_unit(ax, 1.0, float(n_pes))
         fitting = int(n_pes * per_pe / (1.4 * tick_fontsize("y")))
         step = nice_step(n_pes, min(_MAX_PE_LABELS, fitting))
-        pes = [int(p) for p in timeline.counts.columns]
+        pes = [int(p) for p in pe_ids]
         ax.set_yticks(range(0, n_pes, step), [str(pes[k]) for k in range(0, n_pes, step)])
     if colorbar:
         bar = ax.figure.colorbar(image, ax=ax, pad=0.01)
         per = "" if block == 1 else ", busiest PE of the block"
-        bar.set_label(f"messages per {timeline.bin_s * 1e3:.3g} ms{per}")
+        bar.set_label(f"messages per {bin_s * 1e3:.3g} ms{per}")
     if title:
         ax.set_title(title)
     return ax
