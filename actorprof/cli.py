@@ -429,11 +429,17 @@ def fewer_gc_passes() -> None:
     millions of objects, and the collector, run every 700 allocations, walks
     the ever larger heap again and again: about 60 ms of CPU of a small
     command's 1.4 s (docs/performance.md, "Fixed cost"). Cycles are still
-    collected; a few thousand objects more wait for it.
+    collected; a few thousand objects more wait for it. And the collections
+    between a report's steps walk only what was made since the last one
+    (:func:`actorprof._memory.survivors_frozen`).
     """
+    from ._memory import survivors_frozen
+
     before = gc.get_threshold()
     gc.set_threshold(max(before[0], GC_YOUNG_THRESHOLD), *before[1:])
-    click.get_current_context().call_on_close(lambda: gc.set_threshold(*before))
+    context = click.get_current_context()
+    context.call_on_close(lambda: gc.set_threshold(*before))
+    context.with_resource(survivors_frozen())
 
 
 #: Variables that set the threads of numpy's OpenBLAS (the first one set wins).
