@@ -462,3 +462,44 @@ def test_the_cli_way_gives_the_same_summary_and_figures() -> None:
     assert not run.logical and not run.papi and run.kinds_read == []
     assert run.timeline is None and run.aggregation is None
     assert with_coverage(run.summary(coverage=False), run)["coverage"] == whole["coverage"]
+
+
+def test_coverage_is_plain_json_whatever_the_counts_are(tmp_path: Path) -> None:
+    """The coverage goes to the writer unwalked (a PlainList): counts a reader
+    left as numpy integers are made plain first, so report.json is written."""
+    from actorprof._text import PlainList
+    from actorprof.read import FileReport, ReadReport
+    from actorprof.report.run import RunReport
+    from actorprof.write import OutputWriter
+
+    write_logical(tmp_path / "run", np.ones((2, 2), dtype=int))
+    run = run_report(tmp_path / "run")
+    report = ReadReport(kind="overall", expected_reasons={"program output"})
+    report.files.append(
+        FileReport(
+            "overall.txt",
+            pe=np.int64(3),  # type: ignore[arg-type]
+            lines_read=np.int64(7),  # type: ignore[arg-type]
+            bytes_read=np.int32(90),  # type: ignore[arg-type]
+            skipped={"program output": np.int64(2), "bad": np.int64(1)},  # type: ignore[dict-item]
+        )
+    )
+    run = RunReport(run.traces, reports=[*run.reports, ("overall", None, report)])
+    coverage = run.coverage()
+    assert type(coverage) is PlainList
+    assert len(coverage) == 3
+    path = OutputWriter(tmp_path / "out", kind="report").json({"coverage": coverage}, "run")
+    written = json.loads(path.read_text())["coverage"]
+    assert written[-1] == {
+        "kind": "overall",
+        "scope": None,
+        "path": "overall.txt",
+        "pe": 3,
+        "bytes": 90,
+        "lines_read": 7,
+        "lines_blank": 0,
+        "lines_skipped": 3,
+        "skipped_expected": {"program output": 2},
+        "skipped_unexpected": {"bad": 1},
+        "first_skipped": [],
+    }
