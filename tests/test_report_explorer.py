@@ -102,6 +102,42 @@ def test_every_level_sums_to_the_pairs_when_everything_fits() -> None:
     np.testing.assert_array_equal(finest["messages"], pairs["messages"])
 
 
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_a_cell_s_largest_pair_is_the_first_of_the_ties_in_any_order(shuffled: bool) -> None:
+    """Each pooled cell names its largest pair; of equal ones the lowest source,
+    then destination, whatever order the pairs come in."""
+    n = 256
+    pairs = random_pairs(n, 20_000, seed=3)
+    pairs["messages"] = 1 + (pairs["messages"] > 900)  # mostly ties
+    pairs["bytes"] = 8 * pairs["messages"]
+    given = pairs.sample(frac=1.0, random_state=7, ignore_index=True) if shuffled else pairs
+    p = matrix_pyramid(given, n, max_cells=16, pes_per_node=None, max_bytes=10**9)
+    for lv in p.levels[:-1]:  # the pooled levels
+        cells = level_frame(lv, n)
+        got = pd.DataFrame(
+            {
+                "src": cells["src"].to_numpy() + lv.max_src.astype(np.int64),
+                "dst": cells["dst"].to_numpy() + lv.max_dst.astype(np.int64),
+                "max": lv.max_messages.astype(np.int64),
+            },
+            index=pd.MultiIndex.from_arrays([cells["src"], cells["dst"]]),
+        ).sort_index()
+        first = (
+            pairs.assign(
+                cell_src=pairs.src_pe // lv.block * lv.block,
+                cell_dst=pairs.dst_pe // lv.block * lv.block,
+            )
+            .sort_values(["messages", "src_pe", "dst_pe"], ascending=[False, True, True])
+            .groupby(["cell_src", "cell_dst"])
+            .head(1)
+            .set_index(["cell_src", "cell_dst"])
+            .sort_index()
+        )
+        np.testing.assert_array_equal(got["src"], first["src_pe"])
+        np.testing.assert_array_equal(got["dst"], first["dst_pe"])
+        np.testing.assert_array_equal(got["max"], first["messages"])
+
+
 def test_budget_keeps_the_busiest_blocks() -> None:
     n = 2048
     pairs = random_pairs(n, 40_000, seed=2)

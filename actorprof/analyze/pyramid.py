@@ -140,14 +140,18 @@ def _cells(
     block: int,
     span: int,
 ) -> dict[str, np.ndarray]:
-    """Every non-zero cell of a level, in every tile, sorted by tile then cell."""
+    """Every non-zero cell of a level, in every tile, sorted by tile then cell.
+
+    The pairs come sorted by source then destination (:func:`matrix_pyramid`).
+    """
     per_side = -(-span // block)
     tile = (src // span) * tiles_per_side + dst // span
     row = (src % span) // block
     col = (dst % span) // block
     key = tile * (per_side * per_side) + row * per_side + col
-    # the largest pair first within a cell (ties: the lowest source, then destination)
-    order = np.lexsort((dst, src, -msgs, key))
+    # the largest pair first within a cell; ties keep the pairs' order (the
+    # lowest source, then destination): the sort is stable
+    order = np.lexsort((-msgs, key))
     key = key[order]
     first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else key
     top = order[first]
@@ -161,6 +165,12 @@ def _cells(
         "max_src": src[top] % block,
         "max_dst": dst[top] % block,
     }
+
+
+def _sorted_pairs(src: np.ndarray, dst: np.ndarray) -> bool:
+    """Whether the pairs are in (source, destination) order (ties: either order)."""
+    later = src[1:] > src[:-1]
+    return bool(np.all(later | ((src[1:] == src[:-1]) & (dst[1:] >= dst[:-1]))))
 
 
 def _starts(sorted_ids: np.ndarray) -> np.ndarray:
@@ -271,6 +281,10 @@ def matrix_pyramid(
         raise ValueError(f"a pair names a PE beyond num_pes={num_pes}")
     msgs = pairs["messages"].to_numpy(np.int64)
     byts = pairs["bytes"].to_numpy(np.int64)
+    if len(src) > 1 and not _sorted_pairs(src, dst):
+        # sorted once here, so that each level sorts by two keys, not four
+        by_pair = np.lexsort((dst, src))
+        src, dst, msgs, byts = src[by_pair], dst[by_pair], msgs[by_pair], byts[by_pair]
     sizes = _block_sizes(num_pes, max_cells, pes_per_node)
     n = max(num_pes, 1)
     levels: list[PyramidLevel] = []
