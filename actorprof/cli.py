@@ -271,7 +271,7 @@ def trace_location(path: Path, kind: str, console: Console) -> Path:
     if not path.is_dir() or holds_trace(path, kind):
         return path
     try:
-        where = getattr(find_run_traces(path), kind)
+        where = getattr(find_run_traces(path, kinds=(kind,)), kind)
     except (OSError, ActorProfError):
         return path  # unreadable: the reader says why, with its own message
     if where is None:

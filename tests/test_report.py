@@ -118,6 +118,27 @@ def test_finds_kinds_in_subfolders_and_flat(tmp_path: Path) -> None:
     assert any("also in" in n and "sub" in n for n in traces.notes)
 
 
+def test_a_command_looks_for_its_own_kind_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`actorprof overall run/` finds overall/overall.txt without matching the
+    names of the PE folders (65,536 each in a big run)."""
+    import actorprof.report.traces as traces_module
+
+    looked: list[tuple[str, str]] = []
+    real = traces_module.pe_file_phases
+
+    def spy(folder: Path, kind: str) -> list[str]:
+        looked.append((Path(folder).name, kind))
+        return real(folder, kind)
+
+    monkeypatch.setattr(traces_module, "pe_file_phases", spy)
+    traces = find_run_traces(EXAMPLES / "histo_4pe", kinds=("overall",))
+    assert traces.found == ["overall"] and looked == []
+    assert traces.location("overall") == "overall/overall.txt"
+    traces = find_run_traces(EXAMPLES / "histo_4pe", kinds=("papi",))
+    assert traces.found == ["papi"] and {kind for _, kind in looked} == {"papi"}
+    assert traces.location("papi") == "papi"
+
+
 def test_no_trace_and_not_a_folder(tmp_path: Path) -> None:
     with pytest.raises(NoTraceError, match="no trace of any kind"):
         run_report(tmp_path)

@@ -7,6 +7,7 @@ kind's module.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -95,14 +96,15 @@ def _pe_phases(folder: Path, kind: str) -> list[str]:
         return []
 
 
-def find_run_traces(path: str | PathLike[str]) -> RunTraces:
-    """Find every trace kind in a run folder and its immediate subfolders.
+def find_run_traces(path: str | PathLike[str], *, kinds: Collection[str] = KINDS) -> RunTraces:
+    """Find every trace kind (of ``kinds``) in a run folder and its immediate subfolders.
 
     The folder itself is searched first, then its subfolders in name order
     (hidden ones skipped), so both the flat layout (all files in the run
     folder) and the examples' layout (``logical/``, ``papi/``, ``overall/``,
     ``physical/``) work. The first folder holding a kind wins; later ones are
-    noted.
+    noted. A command that reads one kind looks for that one only (the PAPI
+    folder of a 65,536-PE run is 65,536 names to match for nothing: 0.35 s).
 
     Raises
     ------
@@ -130,12 +132,14 @@ def find_run_traces(path: str | PathLike[str]) -> RunTraces:
         found[kind] = where
         found.update(extra or {})
 
+    pe_kinds = {kind: pe for kind, pe in _PE_KINDS.items() if kind in kinds}
+    file_kinds = {kind: name for kind, name in _FILE_KINDS.items() if kind in kinds}
     for folder in folders:
-        for kind, pe_kind in _PE_KINDS.items():
+        for kind, pe_kind in pe_kinds.items():
             phases = _pe_phases(folder, pe_kind)
             if phases:
                 take(kind, folder, {f"{kind}_phases": phases})
-        for kind, name in _FILE_KINDS.items():
+        for kind, name in file_kinds.items():
             if (folder / name).is_file():
                 take(kind, folder / name)
     return RunTraces(root=root, notes=notes, **found)
