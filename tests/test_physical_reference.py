@@ -187,6 +187,14 @@ TRICKY = [
     "nonblock_send,  1, 2, 3",
     "nonblock_send , 1, 2, 3",
     " local_send, 1, 2, 3",
+    # printf's first ", " changed: the type's words decide (the longest type's
+    # space after its comma lies in its third 8-byte word)
+    "local_send,12, 2, 3",
+    "nonblock_send,12, 2, 3",
+    "nonblock_progress,12, 2, 3",
+    "nonblock_progress,\t12, 2, 3",
+    "nonblock_progress,  12, 2, 3",
+    "nonblock_progress;12, 2, 3",
 ]
 
 
