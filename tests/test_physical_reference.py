@@ -195,6 +195,13 @@ TRICKY = [
     "nonblock_progress,\t12, 2, 3",
     "nonblock_progress,  12, 2, 3",
     "nonblock_progress;12, 2, 3",
+    # a type's length with another text: the words decide
+    "local_sent, 1, 2, 3",
+    "nonblock_sxnd, 1, 2, 3",
+    "nonblock_progresz, 1, 2, 3",
+    "xonblock_progress, 1, 2, 3",
+    "12345678901234567, 1, 2, 3",
+    "\0\0\0\0\0\0\0\0, 1, 2, 3",  # no type's length: never a type's (zero) words
 ]
 
 

@@ -55,7 +55,6 @@ _LINES_RE = re.compile(
 _TYPE_CODE = {t.encode(): np.int8(k) for k, t in enumerate(SEND_TYPES)}
 _NUMBERS = PHYSICAL_COLUMNS[1:]
 _PAD = 24  # zero bytes before and after a block: 8-byte loads stay inside
-_TYPE_LEN = np.array([len(t) for t in SEND_TYPES], dtype=np.int64)
 _ASCII0 = np.uint64(0x3030303030303030)
 _LOW7 = np.uint64(0x7676767676767676)  # + byte: high bit set when the byte is > 9
 _HIGH = np.uint64(0x8080808080808080)
@@ -71,8 +70,9 @@ _KEEP_HIGH = np.array(
 
 
 def _type_words() -> tuple[U64, U64, U64, U64]:
-    """Each send type's text followed by ", ": its first and second 8-byte words, and masks."""
-    texts = [t.encode() + b", " for t in SEND_TYPES]
+    """Each send type's text followed by ", ": its first and second 8-byte words, and masks
+    (and a last entry of zeros, for no type)."""
+    texts = [*(t.encode() + b", " for t in SEND_TYPES), b""]
     padded = [t.ljust(24, b"\0") for t in texts]
     first = np.array([int.from_bytes(p[:8], "little") for p in padded], dtype=np.uint64)
     second = np.array([int.from_bytes(p[8:16], "little") for p in padded], dtype=np.uint64)
@@ -85,6 +85,18 @@ def _type_words() -> tuple[U64, U64, U64, U64]:
 
 
 _TYPE_W0, _TYPE_W1, _TYPE_W2, _TYPE_MASKS = _type_words()
+
+
+def _code_of_length() -> NDArray[np.int64]:
+    """Each first-field length's send type (``len(SEND_TYPES)``: none)."""
+    lengths = [len(t) for t in SEND_TYPES]
+    assert len(set(lengths)) == len(lengths), "send types of one length: code them otherwise"
+    table = np.full(max(lengths) + 2, len(SEND_TYPES), dtype=np.int64)
+    table[lengths] = np.arange(len(SEND_TYPES))
+    return table
+
+
+_CODE_OF_LENGTH = _code_of_length()
 _SPILLING = np.flatnonzero(_TYPE_MASKS[1]).tolist()
 #: Where a canonical line's three commas are among the separators, from its line end's.
 _COMMA_OFFSETS = np.array([[-3], [-2], [-1]], dtype=np.int64)
@@ -243,15 +255,16 @@ def _canonical(buf: NDArray[np.uint8], seps: I64, line_ends: I64, starts: I64, e
     begin = starts if every else starts[rows]
     end = ends if every else ends[rows]
     bounds[3] = end - (buf[end - 1] == 13)  # a "\r" before the line end (the grammar's "\r?$")
-    # the type, from its first letter and its 10th: l(ocal_send), nonblock_(s|p)
-    code = (buf[begin] != ord("l")) * (1 + (buf[begin + 9] == ord("p")))
-    ok: Bools = np.asarray(words[begin] == _TYPE_W0[code], dtype=bool)
+    # the type, from the length of the first field (the types' differ); the
+    # words then check its text and the ", " after it
+    code = _CODE_OF_LENGTH[np.minimum(c1 - begin, len(_CODE_OF_LENGTH) - 1)]
+    ok: Bools = code < len(SEND_TYPES)
+    ok &= words[begin] == _TYPE_W0[code]
     ok &= (words[begin + 8] & _TYPE_MASKS[0][code]) == _TYPE_W1[code]
     for spill in _SPILLING:  # the types whose ", " reaches a third word
         third = np.flatnonzero(code == spill)
         if third.size:
             ok[third] &= (words[begin[third] + 16] & _TYPE_MASKS[1][spill]) == _TYPE_W2[spill]
-    ok &= c1 == begin + _TYPE_LEN[code]  # ", " right after the type: its comma is the first
     ok &= (buf[c2 + 1] == 32) & (buf[c3 + 1] == 32)
     last = bounds[1:]
     length = last - bounds[:3]
