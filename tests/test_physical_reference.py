@@ -187,6 +187,21 @@ TRICKY = [
     "nonblock_send,  1, 2, 3",
     "nonblock_send , 1, 2, 3",
     " local_send, 1, 2, 3",
+    # printf's first ", " changed: the type's words decide (the longest type's
+    # space after its comma lies in its third 8-byte word)
+    "local_send,12, 2, 3",
+    "nonblock_send,12, 2, 3",
+    "nonblock_progress,12, 2, 3",
+    "nonblock_progress,\t12, 2, 3",
+    "nonblock_progress,  12, 2, 3",
+    "nonblock_progress;12, 2, 3",
+    # a type's length with another text: the words decide
+    "local_sent, 1, 2, 3",
+    "nonblock_sxnd, 1, 2, 3",
+    "nonblock_progresz, 1, 2, 3",
+    "xonblock_progress, 1, 2, 3",
+    "12345678901234567, 1, 2, 3",
+    "\0\0\0\0\0\0\0\0, 1, 2, 3",  # no type's length: never a type's (zero) words
 ]
 
 

@@ -103,6 +103,8 @@ def papi_regions(
     partials = []
     pending: list[pd.DataFrame] = []  # small chunks (one per file) grouped together
     pending_rows = 0
+    summed: list[np.ndarray] = []  # rows of _one_key_rows, grouped at the end
+    summed_rows = 0
     running = 0.0  # float shadow of the largest column total: int64 sums wrap silently
     value_columns: list[str] = []
     for chunk in chunks:
@@ -111,6 +113,14 @@ def papi_regions(
         value_columns = ["num_sends", *counters]
         running += float(chunk[value_columns].to_numpy(dtype=np.float64).sum(axis=0).max(initial=0))
         check_papi_totals(running)
+        rows = _one_key_rows(chunk, value_columns)
+        if rows is not None:
+            summed.append(rows)
+            summed_rows += len(rows)
+            if summed_rows >= _GROUP_ROWS:
+                partials.append(_summed_frame(summed, value_columns))
+                summed, summed_rows = [], 0
+            continue
         pending.append(chunk[[*_KEYS, *value_columns]])
         pending_rows += len(chunk)
         if pending_rows >= _GROUP_ROWS or len(pending) >= _GROUP_CHUNKS:
@@ -118,6 +128,8 @@ def papi_regions(
             pending, pending_rows = [], 0
     if pending:
         partials.append(_region_sums(pending, value_columns))
+    if summed:
+        partials.append(_summed_frame(summed, value_columns))
     if counters is None:
         counters = tuple(DEFAULT_PAPI_COUNTERS)
     if not partials:
@@ -195,6 +207,55 @@ def _region_sums(chunks: list[pd.DataFrame], value_columns: list[str]) -> pd.Dat
     part = grouped[value_columns].sum()
     part.insert(0, "lines", grouped.size())
     return part
+
+
+#: Chunks of fewer lines go to the groupby (with the chunks around them).
+_ONE_KEY_MIN_ROWS = 4096
+#: A chunk whose lines but one in this many share its first line's (PE,
+#: mailbox) is summed by :func:`_one_key_rows`.
+_ONE_KEY_SHARE = 8
+
+
+def _one_key_rows(chunk: pd.DataFrame, value_columns: list[str]) -> np.ndarray | None:
+    """A chunk of one PAPI file summed without a groupby, or None.
+
+    Nearly all the lines of a file's block are those of one (PE, mailbox):
+    their sums are the column totals less the other lines' (int64
+    arithmetic, which wraps as the groupby's sum does). Returns rows
+    ``pe, mailbox, lines, <value_columns>``: that key's, then each other
+    line as it is (``lines`` 1), for :func:`_summed_frame` to group. None
+    for a small chunk, a column that is not integer (the groupby sums
+    floats its own way) or a chunk of many keys.
+    """
+    if len(chunk) < _ONE_KEY_MIN_ROWS:
+        return None
+    pe, mailbox, *values = (chunk[name].to_numpy() for name in [*_KEYS, *value_columns])
+    if any(column.dtype.kind != "i" for column in (pe, mailbox, *values)):
+        return None
+    other = np.flatnonzero((pe != pe[0]) | (mailbox != mailbox[0]))
+    if other.size * _ONE_KEY_SHARE > len(chunk):
+        return None
+    rows = np.empty((1 + other.size, 3 + len(values)), dtype=np.int64)
+    rows[0, :3] = (pe[0], mailbox[0], len(chunk) - other.size)
+    rows[1:, 0] = pe[other]
+    rows[1:, 1] = mailbox[other]
+    rows[1:, 2] = 1
+    for j, column in enumerate(values):
+        column = column.astype(np.int64, copy=False)
+        others = column[other]
+        total = column.sum(keepdims=True)  # arrays: a wrapping sum raises no warning
+        total -= others.sum(keepdims=True)
+        rows[0, 3 + j] = total[0]
+        rows[1:, 3 + j] = others
+    return rows
+
+
+def _summed_frame(summed: list[np.ndarray], value_columns: list[str]) -> pd.DataFrame:
+    """The rows of :func:`_one_key_rows`, as a :func:`_region_sums` frame."""
+    rows = np.concatenate(summed)
+    index = pd.MultiIndex.from_arrays([rows[:, 0], rows[:, 1]], names=_KEYS)
+    frame = pd.DataFrame(rows[:, 2:], index=index, columns=["lines", *value_columns])
+    return frame.groupby(level=[0, 1], sort=False).sum() if len(rows) > 1 else frame
 
 
 def _empty_regions(counters: tuple[str, ...]) -> pd.DataFrame:

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._memory import pad_worker_heap
 from .._progress import ProgressSink
 from ..analyze.breakdown import check_papi_totals, papi_regions, sum_regions
 from ..errors import ActorProfError, TraceFormatError, UsageError
@@ -115,6 +116,7 @@ def reduce_papi_unit(unit: PapiUnit, progress: ProgressSink | None = None) -> Pa
     ``progress`` (in this process only) is told the unit's bytes and files
     read as it goes.
     """
+    pad_worker_heap()
     counters = _counters(unit.spec)
     report = ReadReport(kind="papi")
     tracked = _Tracked(["num_sends", *counters], report, progress)

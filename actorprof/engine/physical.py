@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._memory import pad_worker_heap
 from .._progress import ProgressSink
 from ..analyze.physical_partial import PhysicalPartial
 from ..errors import TraceFormatError, UsageError
@@ -75,6 +76,7 @@ def reduce_physical_range(unit: PhysicalUnit) -> PhysicalRange:
     An error is returned, not raised, so that the merge can make its line
     number absolute.
     """
+    pad_worker_heap()
     report = FileReport(unit.path)
     scan = PhysicalScan(Path(unit.path), report, unit.num_pes)
     sums = _Sums(unit.sized)

@@ -55,7 +55,6 @@ _LINES_RE = re.compile(
 _TYPE_CODE = {t.encode(): np.int8(k) for k, t in enumerate(SEND_TYPES)}
 _NUMBERS = PHYSICAL_COLUMNS[1:]
 _PAD = 24  # zero bytes before and after a block: 8-byte loads stay inside
-_TYPE_LEN = np.array([len(t) for t in SEND_TYPES], dtype=np.int64)
 _ASCII0 = np.uint64(0x3030303030303030)
 _LOW7 = np.uint64(0x7676767676767676)  # + byte: high bit set when the byte is > 9
 _HIGH = np.uint64(0x8080808080808080)
@@ -71,8 +70,9 @@ _KEEP_HIGH = np.array(
 
 
 def _type_words() -> tuple[U64, U64, U64, U64]:
-    """Each send type's text followed by ", ": its first and second 8-byte words, and masks."""
-    texts = [t.encode() + b", " for t in SEND_TYPES]
+    """Each send type's text followed by ", ": its first and second 8-byte words, and masks
+    (and a last entry of zeros, for no type)."""
+    texts = [*(t.encode() + b", " for t in SEND_TYPES), b""]
     padded = [t.ljust(24, b"\0") for t in texts]
     first = np.array([int.from_bytes(p[:8], "little") for p in padded], dtype=np.uint64)
     second = np.array([int.from_bytes(p[8:16], "little") for p in padded], dtype=np.uint64)
@@ -85,6 +85,23 @@ def _type_words() -> tuple[U64, U64, U64, U64]:
 
 
 _TYPE_W0, _TYPE_W1, _TYPE_W2, _TYPE_MASKS = _type_words()
+
+
+def _code_of_length() -> NDArray[np.int64]:
+    """Each first-field length's send type (``len(SEND_TYPES)``: none)."""
+    lengths = [len(t) for t in SEND_TYPES]
+    assert len(set(lengths)) == len(lengths), "send types of one length: code them otherwise"
+    table = np.full(max(lengths) + 2, len(SEND_TYPES), dtype=np.int64)
+    table[lengths] = np.arange(len(SEND_TYPES))
+    return table
+
+
+_CODE_OF_LENGTH = _code_of_length()
+_SPILLING = np.flatnonzero(_TYPE_MASKS[1]).tolist()
+#: Where a canonical line's three commas are among the separators, from its line end's.
+_COMMA_OFFSETS = np.array([[-3], [-2], [-1]], dtype=np.int64)
+#: :data:`MAX_DIGITS` as a column, one row per number of a line.
+_MAX_DIGITS_COLUMN = np.array([[MAX_DIGITS[name]] for name in PHYSICAL_COLUMNS[1:]], dtype=np.int64)
 
 
 @dataclass
@@ -142,9 +159,10 @@ class Lines:
             starts -= _PAD
             ends -= _PAD
         lines = cls(block, starts, ends, found.rows, found.codes, found.values, found.too_long)
-        rest = np.ones(len(starts), dtype=bool)
-        rest[found.rows] = False
-        lines._add(lines._match_rest(np.flatnonzero(rest)))
+        if found.rows.size < len(starts):
+            rest = np.ones(len(starts), dtype=bool)
+            rest[found.rows] = False
+            lines._add(lines._match_rest(np.flatnonzero(rest)))
         return lines
 
     def _add(self, other: _Found) -> None:
@@ -227,25 +245,37 @@ def _canonical(buf: NDArray[np.uint8], seps: I64, line_ends: I64, starts: I64, e
     if not rows.size:
         return _Found.none()
     words = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf.data, strides=(1,))
-    at = line_ends[rows]
-    c1, c2, c3 = seps[at - 3], seps[at - 2], seps[at - 1]
-    begin = starts[rows]
-    end = ends[rows]
-    end = end - (buf[end - 1] == 13)  # a "\r" before the line end (the grammar's "\r?$")
-    # the type, from its first letter and its 10th: l(ocal_send), nonblock_(s|p)
-    code = (buf[begin] != ord("l")) * (1 + (buf[begin + 9] == ord("p")))
-    ok: Bools = np.asarray(words[begin] == _TYPE_W0[code], dtype=bool)
+    every = rows.size == len(starts)  # every line has three commas: no gathers
+    at = line_ends if every else line_ends[rows]
+    # the three commas and the line's end, one row each: the numbers lie
+    # between them (all three parsed at once, as one array of 3n fields)
+    bounds = np.empty((4, rows.size), dtype=np.int64)
+    bounds[:3] = seps[at + _COMMA_OFFSETS]
+    c1, c2, c3 = bounds[0], bounds[1], bounds[2]
+    begin = starts if every else starts[rows]
+    end = ends if every else ends[rows]
+    bounds[3] = end - (buf[end - 1] == 13)  # a "\r" before the line end (the grammar's "\r?$")
+    # the type, from the length of the first field (the types' differ); the
+    # words then check its text and the ", " after it
+    code = _CODE_OF_LENGTH[np.minimum(c1 - begin, len(_CODE_OF_LENGTH) - 1)]
+    ok: Bools = code < len(SEND_TYPES)
+    ok &= words[begin] == _TYPE_W0[code]
     ok &= (words[begin + 8] & _TYPE_MASKS[0][code]) == _TYPE_W1[code]
-    ok &= (words[begin + 16] & _TYPE_MASKS[1][code]) == _TYPE_W2[code]
-    ok &= c1 == begin + _TYPE_LEN[code]  # ", " right after the type: its comma is the first
+    for spill in _SPILLING:  # the types whose ", " reaches a third word
+        third = np.flatnonzero(code == spill)
+        if third.size:
+            ok[third] &= (words[begin[third] + 16] & _TYPE_MASKS[1][spill]) == _TYPE_W2[spill]
     ok &= (buf[c2 + 1] == 32) & (buf[c3 + 1] == 32)
-    values: dict[str, I64] = {}
-    for name, first, last in zip(_NUMBERS, (c1 + 2, c2 + 2, c3 + 2), (c2, c3, end), strict=True):
-        length = last - first
-        good = (length >= 1) & (length <= MAX_DIGITS[name])
-        value, digits_only = _parse_digits(words, last, np.where(good, length, 0))
-        ok &= good & digits_only
-        values[name] = value.astype(np.int64)
+    last = bounds[1:]
+    length = last - bounds[:3]
+    length -= 2  # the ", " before each number
+    good = (length >= 1) & (length <= _MAX_DIGITS_COLUMN)
+    length *= good  # a field the fast route refuses is parsed as nothing
+    parsed, digits_only = _parse_digits(words, last.ravel(), length.ravel())
+    good &= digits_only.reshape(good.shape)
+    ok &= good.all(axis=0)
+    numbers = parsed.view(np.int64).reshape(good.shape)
+    values: dict[str, I64] = dict(zip(_NUMBERS, numbers, strict=True))
     if not ok.all():
         keep = np.flatnonzero(ok)
         rows, code = rows[keep], code[keep]
@@ -260,15 +290,16 @@ def _canonical(buf: NDArray[np.uint8], seps: I64, line_ends: I64, starts: I64, e
 
 def _parse_digits(words: U64, end: I64, length: I64) -> tuple[U64, Bools]:
     """Value of the ``length`` (<= 18) characters before ``end``, and whether all are digits."""
-    value = np.zeros(len(end), dtype=np.uint64)
-    digits_only = np.ones(len(end), dtype=bool)
-    for k, scale in enumerate(_SCALES):  # 8 characters a word, from the last
-        left = np.clip(length - 8 * k, 0, 8)
-        if not left.any():
-            break
-        word = (words[end - 8 * (k + 1)] ^ _ASCII0) & _KEEP_HIGH[left]
+    word = words[end - 8]  # the last 8 characters
+    word ^= _ASCII0
+    word &= _KEEP_HIGH[np.minimum(length, 8)]
+    digits_only = (((word + _LOW7) | word) & _HIGH) == 0
+    value = _digits8(word)
+    longest = int(length.max(initial=0))
+    for k in range(1, (longest + 7) // 8):  # the 8 characters before, and so on
+        word = (words[end - 8 * (k + 1)] ^ _ASCII0) & _KEEP_HIGH[np.clip(length - 8 * k, 0, 8)]
         digits_only &= (((word + _LOW7) | word) & _HIGH) == 0
-        value += _digits8(word) * scale
+        value += _digits8(word) * _SCALES[k]
     return value, digits_only
 
 

@@ -76,24 +76,20 @@ def _digits8(words: U64) -> U64:
     return words
 
 
-def _values(words: U64, starts: I64, digits: I64) -> I64:
-    """The numbers of ``digits`` (1..16) digits in the 8-byte words at
-    ``starts`` (which end where the numbers end); the word before them too
-    where there are more than 8."""
-    low = words[starts]
-    low &= _KEEP_HIGH[np.minimum(digits, 8)]
-    values = _digits8(low).view(np.int64)
+def _values(low: U64, high: U64, ends: I64, digits: I64) -> I64:
+    """The numbers of ``digits`` (1..16) digits ending before ``ends``:
+    ``low[e]`` is the 8-byte word ending there, ``high[e]`` the one before
+    it (used where there are more than 8 digits)."""
+    values = _digits8(low[ends] & _KEEP_HIGH[np.minimum(digits, 8)]).view(np.int64)
     long = digits > 8
     count = int(np.count_nonzero(long))
     if 8 * count > long.size:  # many: on every value
-        high = words[starts - 8]
-        high &= _KEEP_HIGH[np.clip(digits - 8, 0, 8)]
-        values += _digits8(high).view(np.int64) * 100_000_000
+        more = high[ends] & _KEEP_HIGH[np.clip(digits - 8, 0, 8)]
+        values += _digits8(more).view(np.int64) * 100_000_000
     elif count:  # a few (a MAIN line's counters): on those only
         at = np.flatnonzero(long)
-        high = words[starts[at] - 8]
-        high &= _KEEP_HIGH[digits[at] - 8]
-        values[at] += _digits8(high).view(np.int64) * 100_000_000
+        more = high[ends[at]] & _KEEP_HIGH[digits[at] - 8]
+        values[at] += _digits8(more).view(np.int64) * 100_000_000
     return values
 
 
@@ -115,13 +111,15 @@ def printf_columns(
     if len(spec.columns) < 2 or not block.endswith(b"\n"):
         return None
     wanted = spec.columns if columns is None else tuple(columns)
+    # one padded copy of the block: the pieces are views of it
+    buf = np.frombuffer(_ZEROS + block + _ZEROS, dtype=np.uint8)
     parts: list[dict[str, np.ndarray]] = []
     start = 0
     while start < len(block):
         stop = block.rfind(b"\n", start, start + PIECE_BYTES) + 1
         if stop <= start:
             stop = block.find(b"\n", start) + 1
-        part = _piece(block[start:stop], spec, wanted)
+        part = _piece(buf, start, stop, spec, wanted)
         if part is None:
             return None
         parts.append(part)
@@ -131,16 +129,20 @@ def printf_columns(
     return {name: np.concatenate([p[name] for p in parts]) for name in wanted}
 
 
-def _piece(block: bytes, spec: CsvSpec, wanted: Sequence[str]) -> dict[str, np.ndarray] | None:
+def _piece(
+    buf: NDArray[np.uint8], start: int, stop: int, spec: CsvSpec, wanted: Sequence[str]
+) -> dict[str, np.ndarray] | None:
+    """The columns of the lines in bytes ``[start, stop)`` of the block
+    padded in ``buf``, or None (see :func:`printf_columns`)."""
     columns = spec.columns
     f = len(columns)
-    buf = np.frombuffer(_ZEROS + block + _ZEROS, dtype=np.uint8)
-    view = buf[_PAD : _PAD + len(block)]
+    size = stop - start
+    view = buf[_PAD + start : _PAD + stop]
     if int(view.max()) > 57:
         return None
     seps = np.flatnonzero(((view & 0xFD) == COMMA) | (view == NEWLINE))  # , . and line ends
     n, rest = divmod(len(seps), f + 1)
-    if rest or not n or seps[-1] != len(block) - 1:
+    if rest or not n or seps[-1] != size - 1:
         return None
     rows = seps.reshape(n, f + 1)
     # each line: f - 1 commas, each followed by a space, then a dot, then its
@@ -181,7 +183,15 @@ def _piece(block: bytes, spec: CsvSpec, wanted: Sequence[str]) -> dict[str, np.n
         lengths[:, j] -= negative
         if int(lengths[:, j].min()) < 1:
             return None
-    words = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf.data, strides=(1,))
+    # the 8-byte words ending at each byte of the piece (ending[k]: the 8 bytes
+    # before byte k), and the words before those: indexed by the separators
+    # themselves (the padding keeps the first line's inside the buffer)
+    ending, before = (
+        np.ndarray(
+            shape=(size,), dtype="<u8", buffer=buf.data, offset=_PAD + start - back, strides=(1,)
+        )
+        for back in (8, 16)
+    )
     out: dict[str, np.ndarray] = {}
     # columns not converted must still be in range: enough digits to pass
     # the column's limit are converted (as in any other column)
@@ -190,13 +200,11 @@ def _piece(block: bytes, spec: CsvSpec, wanted: Sequence[str]) -> dict[str, np.n
         for j, name in enumerate(columns[:-1])
         if name in wanted or j in signed or int(lengths[:, j].max()) >= len(str(spec.limit(name)))
     ]
-    # the word ending at each separator: the 8 characters before it
-    starts = (seps + (_PAD - 8)).reshape(n, f + 1)
     for j in convert:
         name = columns[j]
-        column = _values(words, starts[:, j], lengths[:, j])
+        column = _values(ending, before, rows[:, j], lengths[:, j])
         if negative is not None and j == signed[0]:
-            column = np.where(negative, -column, column)
+            np.negative(column, out=column, where=negative)
         low = 0 if name in spec.nonnegative else int(np.iinfo(spec.dtypes[name]).min)  # type: ignore[type-var]
         if int(column.min()) < low or int(column.max()) > spec.limit(name):
             return None
@@ -206,8 +214,8 @@ def _piece(block: bytes, spec: CsvSpec, wanted: Sequence[str]) -> dict[str, np.n
     if int((whole + decimals).max()) > _MAX_DIGITS:
         return None
     if columns[-1] in wanted:
-        scaled = _values(words, starts[:, f - 1], whole) * _POW10[decimals]
-        scaled += _values(words, starts[:, f], decimals)
+        scaled = _values(ending, before, rows[:, f - 1], whole) * _POW10[decimals]
+        scaled += _values(ending, before, rows[:, f], decimals)
         if int(scaled.max()) >= _EXACT:
             return None
         out[columns[-1]] = scaled / _POW10_F[decimals]
