@@ -30,6 +30,7 @@ import pandas as pd
 from .._repr import Summarized, count
 
 __all__ = [
+    "EXACT_MICROS",
     "MAX_TIME_S",
     "OUTLIER_EXAMPLES",
     "OUTLIER_FACTOR",
@@ -61,6 +62,11 @@ OUTLIER_QUANTILE = 0.001
 #: ``max(OUTLIER_FACTOR x the bulk's span, OUTLIER_GAP_S)``.
 OUTLIER_FACTOR = 100.0
 OUTLIER_GAP_S = 600.0
+#: Whole microseconds below this (2**51, the year 2041) are times whose float
+#: ``micros / 1e6`` is a usable time that gives them back (``rint(t * 1e6)``)
+#: and orders like them: :meth:`TimelineAccumulator.add_micros` bins them as
+#: they are. (Each rounding errs by at most a quarter of a microsecond there.)
+EXACT_MICROS = 1 << 51
 
 
 @dataclass(frozen=True, repr=False)
@@ -175,14 +181,36 @@ class TimelineAccumulator:
         self.num_pes = max(self.num_pes, int(pe.max()) + 1)
         if "dst_pe" in frame:  # PEs that only receive still get a (silent) row
             self.num_pes = max(self.num_pes, int(frame["dst_pe"].max()) + 1)
+        self._add_times(pe, times)
+
+    def add_micros(self, pe: np.ndarray, micros: np.ndarray | None, *, top_pe: int) -> None:
+        """Add lines sent by ``pe`` at ``micros``, whole microseconds since
+        the epoch (non-negative; None: the lines are untimed), as :meth:`add`
+        adds the times ``micros / 1e6`` (the reader's ``time_s``) without
+        making them floats. ``top_pe``: the largest PE id the lines name,
+        senders and receivers (the PEs the table has)."""
+        if not len(pe):
+            return
+        self.num_pes = max(self.num_pes, top_pe + 1)
+        if micros is None:
+            _count_into(self._untimed, pe)
+        elif int(micros.max()) < EXACT_MICROS:
+            self._bin(pe, micros)
+        else:  # far beyond any wall clock: the float route decides, as add would
+            self._add_times(pe, micros / 1_000_000)
+
+    def _add_times(self, pe: np.ndarray, times: np.ndarray) -> None:
         untimed = np.isnan(times)
         usable = (times >= 0) & (times < MAX_TIME_S)  # False for NaN and inf
         _count_into(self._untimed, pe[untimed])
         _count_into(self._outliers, pe[~untimed & ~usable])
         if not usable.any():
             return
-        micros = np.rint(times[usable] * 1e6).astype(np.int64)
-        keys = pe[usable] * _PE_SHIFT + micros // (self._base_us << self.level)
+        self._bin(pe[usable], np.rint(times[usable] * 1e6).astype(np.int64))
+
+    def _bin(self, pe: np.ndarray, micros: np.ndarray) -> None:
+        """Count lines of ``pe`` at usable ``micros`` into their cells."""
+        keys = pe * _PE_SHIFT + micros // (self._base_us << self.level)
         cells = _cells_sum(keys, np.ones(len(keys), dtype=np.int64), micros, micros)
         self._pending.append(cells)
         self._pending_size += len(cells[0])
@@ -615,6 +643,20 @@ def time_text(t: float) -> str:
 OUTLIER_EXAMPLES = 3
 
 
+def _extreme_rows(values: np.ndarray, keep: int) -> np.ndarray:
+    """Rows of the ``keep`` smallest then the ``keep`` largest ``values`` (no
+    NaN, more than ``2 * keep`` of them): ``order[:keep]`` and
+    ``order[-keep:]`` of their stable ascending order, without sorting them all."""
+    n = len(values)
+    part = np.partition(values, (keep - 1, n - keep))
+    low = np.flatnonzero(values <= part[keep - 1])
+    high = np.flatnonzero(values >= part[n - keep])
+    # the ties at a threshold in line order: the stable sort of the few candidates
+    low = low[np.argsort(values[low], kind="stable")[:keep]]
+    high = high[np.argsort(values[high], kind="stable")[-keep:]]
+    return np.concatenate([low, high])
+
+
 class TimeExtremes:
     """The few smallest and largest times of each file, with their lines.
 
@@ -631,9 +673,22 @@ class TimeExtremes:
         timed = ~np.isnan(times)
         times, lines = times[timed], lines[timed]
         if len(times) > 2 * self.keep:
-            order = np.argsort(times, kind="stable")
-            pick = np.concatenate([order[: self.keep], order[-self.keep :]])
+            pick = _extreme_rows(times, self.keep)
             times, lines = times[pick], lines[pick]
+        self._hold(path, zip(times.tolist(), lines.tolist(), strict=True))
+
+    def add_micros(self, path: str, micros: np.ndarray, lines: np.ndarray) -> None:
+        """:meth:`add` of the times ``micros / 1e6`` (whole microseconds, none
+        missing), made floats only for the lines kept."""
+        if not len(micros):
+            return
+        if int(micros.max()) >= EXACT_MICROS:  # floats may tie there: add decides
+            self.add(path, micros / 1_000_000, lines)
+            return
+        if len(micros) > 2 * self.keep:  # below EXACT_MICROS they order like their floats
+            pick = _extreme_rows(micros, self.keep)
+            micros, lines = micros[pick], lines[pick]
+        times = micros / 1_000_000
         self._hold(path, zip(times.tolist(), lines.tolist(), strict=True))
 
     def add_files(
