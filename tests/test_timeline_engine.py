@@ -338,3 +338,66 @@ def test_the_fuzzed_runs_reach_every_case(tmp_path: Path) -> None:
             seen[key] = seen.get(key, 0) + value
     assert all(seen.get(key, 0) > 0 for key in ("named outliers", "untimed", "skipped")), seen
     assert all(seen.get(key, 0) > 0 for key in ("warnings", "big files", "error", "floats")), seen
+
+
+def test_times_from_2_51_us_are_binned_as_their_floats(tmp_path: Path) -> None:
+    """From 2**51 us a time's float may round back to another microsecond
+    (8616150193.001000 s gives ...000999, in the bin before): canonical lines
+    there are binned as the reader's ``time_s`` is, not as their digits."""
+    from actorprof.analyze.timeline import EXACT_MICROS
+
+    stamps = ["8616150193.001000", "8616150193.003999", "8616150193.005000", "8616150193.812131"]
+    assert all(
+        round(int(s.replace(".", "")) / 1e6 * 1e6) != int(s.replace(".", "")) for s in stamps[:3]
+    )
+    assert all(int(s.replace(".", "")) >= EXACT_MICROS for s in stamps)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for pe in range(3):
+        lines = [f"0, {pe}, 0, {(pe + k) % 3}, 8, {s}\n" for k, s in enumerate(stamps)]
+        (folder / f"PE{pe}_send.csv").write_text("".join(lines) * 3)
+    for engine in FUZZ_WAYS.values():
+        got = _outcome(_engine_read, folder, engine)
+        _assert_same(got, _outcome(_frame_read, folder, engine.block_bytes))
+        assert int(got[0].to_numpy().sum()) == 36
+
+
+def test_outliers_tied_as_floats_are_named_as_the_frames_name_them(tmp_path: Path) -> None:
+    """Two microseconds from 2**51 us may be one float: lines tied so are
+    picked among the extremes in line order, as the frame reader picks them."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    bulk = "".join(f"0, 0, 0, 1, 8, 1721412345.{k:06d}\n" for k in range(5000))
+    (folder / "PE0_send.csv").write_text(bulk)
+    # one float (8616150193.812001 and .812000 round alike), but not one microsecond
+    assert 8616150193812001 / 1e6 == 8616150193812000 / 1e6
+    ties = ["812001", "812001", "812000", "812000"]
+    text = "".join(f"0, 1, 0, 0, 8, 8616150193.{t}\n" for t in ties) + bulk.replace(
+        ", 0, 0, 1", ", 1, 0, 0"
+    )
+    (folder / "PE1_send.csv").write_text(text)
+    for engine in FUZZ_WAYS.values():
+        got = _outcome(_engine_read, folder, engine)
+        _assert_same(got, _outcome(_frame_read, folder, engine.block_bytes))
+        assert [o.line for o in got[6]] == [2, 3, 4]  # the stable order's last three
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_extremes_keep_the_stable_orders_ends(seed: int) -> None:
+    """The lines kept per chunk are ``order[:3]`` and ``order[-3:]`` of the
+    stable sort by time (ties: the first lines at the bottom, the last ones at
+    the top), from floats and from whole microseconds alike."""
+    from actorprof.analyze.timeline import TimeExtremes
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    micros = T0 + rng.integers(0, int(rng.choice([2, 5, 1000])), n)  # many ties
+    lines = np.arange(1, n + 1, dtype=np.int64) * 2
+    order = np.argsort(micros, kind="stable")
+    picked = order if n <= 6 else np.r_[order[:3], order[-3:]]
+    want = sorted(zip((micros[picked] / 1e6).tolist(), lines[picked].tolist(), strict=True))
+    for add in ("add", "add_micros"):
+        extremes = TimeExtremes()
+        values = micros / 1e6 if add == "add" else micros
+        getattr(extremes, add)("f", values, lines)
+        assert sorted(extremes.by_file["f"]) == want
