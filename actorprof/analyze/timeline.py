@@ -191,13 +191,17 @@ class TimelineAccumulator:
         senders and receivers (the PEs the table has)."""
         if not len(pe):
             return
-        self.num_pes = max(self.num_pes, top_pe + 1)
+        self.note_pes(top_pe)
         if micros is None:
             _count_into(self._untimed, pe)
         elif int(micros.max()) < EXACT_MICROS:
             self._bin(pe, micros)
         else:  # far beyond any wall clock: the float route decides, as add would
             self._add_times(pe, micros / 1_000_000)
+
+    def note_pes(self, top_pe: int) -> None:
+        """PEs up to ``top_pe`` get a row (PEs that only receive have one, silent)."""
+        self.num_pes = max(self.num_pes, top_pe + 1)
 
     def _add_times(self, pe: np.ndarray, times: np.ndarray) -> None:
         untimed = np.isnan(times)
@@ -529,15 +533,23 @@ def _cells_sum_columns(
     keys = joined(0)
     if not len(keys):
         return keys, joined(1), joined(2), joined(3)
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
+    if bool((keys[1:] >= keys[:-1]).all()):  # a PE's times in order: sorted already
+        order = None
+    else:
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
     starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
     keys = keys[starts]
+
+    def ordered(i: int) -> np.ndarray:
+        column = joined(i)
+        return column if order is None else column[order]
+
     return (
         keys,
-        np.add.reduceat(joined(1)[order], starts),
-        np.minimum.reduceat(joined(2)[order], starts),
-        np.maximum.reduceat(joined(3)[order], starts),
+        np.add.reduceat(ordered(1), starts),
+        np.minimum.reduceat(ordered(2), starts),
+        np.maximum.reduceat(ordered(3), starts),
     )
 
 
@@ -648,6 +660,8 @@ def _extreme_rows(values: np.ndarray, keep: int) -> np.ndarray:
     NaN, more than ``2 * keep`` of them): ``order[:keep]`` and
     ``order[-keep:]`` of their stable ascending order, without sorting them all."""
     n = len(values)
+    if bool((values[1:] >= values[:-1]).all()):  # in order already: the stable order
+        return np.concatenate([np.arange(keep), np.arange(n - keep, n)])
     part = np.partition(values, (keep - 1, n - keep))
     low = np.flatnonzero(values <= part[keep - 1])
     high = np.flatnonzero(values >= part[n - keep])

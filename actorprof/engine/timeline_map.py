@@ -40,6 +40,16 @@ from .run import _mismatch_warning
 __all__ = ["read_times"]
 
 
+def _add_counts(total: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``total + counts``, the shorter one padded with zeros."""
+    if len(counts) > len(total):
+        counts = counts.copy()
+        counts[: len(total)] += total
+        return counts
+    total[: len(counts)] += counts
+    return total
+
+
 def read_times(
     files: Sequence[TraceFile],
     report: ReadReport,
@@ -102,6 +112,7 @@ class _TimesReader:
         self.report.files.append(file_report)
         table = new_key_table()
         mismatched = 0
+        key_lines = np.zeros(0, dtype=np.int64)  # lines of each key, canonical blocks
         for block in logical_blocks(
             path,
             file_report,
@@ -126,13 +137,17 @@ class _TimesReader:
                 self.extremes.add_files([path], np.zeros(rows, dtype=np.int64), times, lines)
                 continue
             assert block.key_ids is not None
-            values = table.values[block.key_ids]
-            src = values[:, 1]
-            mismatched += int((src != trace_file.pe).sum())
-            top = max(int(src.max()), int(values[:, 3].max()))
-            self.acc.add_micros(src, block.micros, top_pe=top)
+            # the keys' PE ids per line, the other columns per key
+            key_lines = _add_counts(key_lines, np.bincount(block.key_ids))
+            src = table.values[:, 1][block.key_ids]
+            self.acc.add_micros(src, block.micros, top_pe=int(src.max()))
             if block.micros is not None:
                 self.extremes.add_micros(path, block.micros, lines)
+        used = np.flatnonzero(key_lines)
+        if len(used):
+            values = table.values[used]
+            mismatched += int(key_lines[used][values[:, 1] != trace_file.pe].sum())
+            self.acc.note_pes(int(values[:, 3].max()))  # PEs that only receive
         require_trace_lines(file_report, "logical trace")
         if mismatched:
             self.report.warn(_mismatch_warning(trace_file, mismatched))
