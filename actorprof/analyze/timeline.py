@@ -714,8 +714,10 @@ class TimeExtremes:
         files, times, lines = files[timed], times[timed], lines[timed]
         if not len(times):
             return
-        order = np.lexsort((times, files))  # stable: equal times in line order
-        files, times, lines = files[order], times[order], lines[order]
+        if not bool(((times[1:] >= times[:-1]) | (files[1:] != files[:-1])).all()):
+            order = np.lexsort((times, files))  # stable: equal times in line order
+            files, times, lines = files[order], times[order], lines[order]
+        # (else each file's times are in line order: the stable order already)
         starts = np.flatnonzero(np.r_[True, files[1:] != files[:-1]])
         sizes = np.diff(np.r_[starts, len(files)])
         rank = np.arange(len(files)) - np.repeat(starts, sizes)
@@ -724,9 +726,10 @@ class TimeExtremes:
         pick = (size <= 2 * self.keep) | (rank < self.keep) | (rank >= size - self.keep)
         files, times, lines = files[pick], times[pick], lines[pick]
         bounds = np.flatnonzero(np.r_[True, files[1:] != files[:-1], True]).tolist()
-        held_files, held_times, held_lines = files.tolist(), times.tolist(), lines.tolist()
+        held_files = files.tolist()
+        found = list(zip(times.tolist(), lines.tolist(), strict=True))
         for a, b in pairwise(bounds):
-            self._hold(paths[held_files[a]], zip(held_times[a:b], held_lines[a:b], strict=True))
+            self._hold(paths[held_files[a]], found[a:b])
 
     def merge(self, other: TimeExtremes) -> None:
         """Add the extremes ``other`` holds (files read after this one's, in order)."""
