@@ -197,8 +197,35 @@ def test_batched_timeline_is_the_file_by_file_one(run: Path) -> None:
     assert perfetto_trace(view) == perfetto_trace(reference)
 
 
+@pytest.fixture
+def timeline_alone(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Names of the files the timeline's map step reads one by one (not in a group)."""
+    from actorprof.engine import timeline_map
+
+    alone: list[str] = []
+    read_file = timeline_map._TimesReader.file
+
+    def spy(self: Any, i: int) -> None:
+        alone.append(self.files[i].path.name)
+        read_file(self, i)
+
+    monkeypatch.setattr(timeline_map._TimesReader, "file", spy)
+    return alone
+
+
+def test_the_timeline_reads_only_the_odd_files_one_by_one(
+    run: Path, timeline_alone: list[str]
+) -> None:
+    view = timeline_view(run)
+    # noise, blank, zero time (other digits), stray PE id, NUL, cut, empty, mixed
+    odd = {f"PE{pe}_send.csv" for pe in (17, 31, 77, 90, 120, 133, 150, 160)}
+    assert odd <= set(timeline_alone)
+    assert len(timeline_alone) < 2 * len(odd)
+    assert view.summary() == _file_by_file_view(run).summary()
+
+
 def test_an_outlier_in_a_canonical_middle_file_is_named_by_its_line(
-    tmp_path: Path, read_alone: list[str]
+    tmp_path: Path, timeline_alone: list[str]
 ) -> None:
     folder = tmp_path / "run"
     folder.mkdir()
@@ -209,7 +236,7 @@ def test_an_outlier_in_a_canonical_middle_file_is_named_by_its_line(
         text = "".join(_line(pe, (pe + 1) % 64, t) + "\n" for t in times)
         (folder / f"PE{pe}_send.csv").write_text(text)
     view = timeline_view(folder)
-    assert read_alone == []  # every file was read in the one batch
+    assert timeline_alone == []  # every file was read in the one batch
     assert [(Path(o.path).name, o.line) for o in view.outliers] == [("PE30_send.csv", 4)]
     assert view.summary() == _file_by_file_view(folder).summary()
 

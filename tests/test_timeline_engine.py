@@ -4,6 +4,7 @@ file and line, line accounting, warnings, and the same first error."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -151,3 +152,252 @@ def test_export_streams_the_events_it_would_have_listed(tmp_path: Path) -> None:
     few = perfetto_stream(view, bins=1)  # a short list: written as indent=2 writes it
     shown = OutputWriter(tmp_path / "out", kind="export").json(few, "few")
     assert shown.read_text() == dumps_json(to_jsonable(perfetto_trace(view, bins=1))) + "\n"
+
+
+# --- the integer map step against the frame reader, on random damaged runs ---
+
+T0 = 1_721_412_345_000_000  # microseconds
+#: Kinds of line a fuzzed file mixes into its canonical lines.
+ODD_LINES = (
+    "untimed",  # 5 fields
+    "noise",  # not a trace line: skipped, named by file:line
+    "blank",
+    "spaces",  # blanks around fields: same values, not printf's spacing
+    "short",  # fewer integer digits: another layout, an outlier
+    "zero",  # time 0: an outlier
+    "huge",  # 10 integer digits, beyond 2**51 us: canonical, binned through floats
+    "beyond",  # beyond 2**53 us: not canonical
+    "negative",
+    "stray",  # a PE id far beyond the PE files: skipped
+    "other_src",  # src_pe is not the file's PE: warned
+)
+
+
+def _fuzz_line(rng: np.random.Generator, pe: int, micros: int, kind: str) -> str:
+    dst = int(rng.integers(0, 40))
+    head = f"{pe // 8}, {pe}, {dst // 8}, {dst}, {int(rng.choice([8, 16, 24]))}"
+    stamp = f"{micros // 1_000_000}.{micros % 1_000_000:06d}"
+    if kind == "untimed":
+        return head
+    if kind == "noise":
+        return f"rank {pe}: progress {dst}%"
+    if kind == "blank":
+        return ""
+    if kind == "spaces":
+        return head.replace(", ", " ,\t") + f" , {stamp} "
+    if kind == "short":
+        return f"{head}, {micros % 100_000_000 / 1e6:.6f}"
+    if kind == "zero":
+        return f"{head}, 0.000000"
+    if kind == "huge":
+        return f"{head}, 9{stamp[1:]}"  # 9.7e9 s: canonical, 2**51 us < it < 2**53 us
+    if kind == "beyond":
+        return f"{head}, 9999999999.{micros % 1_000_000:06d}"
+    if kind == "negative":
+        return f"{head}, -{stamp}"
+    if kind == "stray":
+        return f"{pe // 8}, {pe}, 99, {900_000 + dst}, 8, {stamp}"
+    if kind == "other_src":
+        return f"{head.replace(f', {pe}, ', f', {pe + 1}, ', 1)}, {stamp}"
+    return f"{head}, {stamp}"
+
+
+def fuzz_run(folder: Path, seed: int) -> Path:
+    """A run of a few PE files: small ones (read in groups) and ones of many
+    blocks; canonical lines mixed, at a rate of the file's own, with odd ones;
+    times at bin edges (1 ms) and a microsecond on either side."""
+    rng = np.random.default_rng(seed)
+    folder.mkdir()
+    for pe in range(int(rng.integers(2, 24))):
+        n = int(rng.choice([0, 1, 3, 20, 150, 700]))
+        micros = T0 + np.sort(rng.integers(0, 30_000, n)) * 1000
+        micros += rng.choice([-1, 0, 0, 1, 417], n)
+        rate = float(rng.choice([0.0, 0.0, 0.01, 0.1, 0.5]))
+        kinds = [
+            str(rng.choice(ODD_LINES)) if rng.random() < rate else "canonical" for _ in range(n)
+        ]
+        if rng.random() < 0.1:
+            kinds = ["untimed"] * n
+        elif rng.random() < 0.02:  # no trace line at all: the read fails here
+            kinds = ["noise"] * n
+        text = "".join(
+            _fuzz_line(rng, pe, int(t), k) + "\n" for t, k in zip(micros, kinds, strict=True)
+        )
+        if rng.random() < 0.1:
+            text = text.replace("\n", "\r\n")
+        if rng.random() < 0.1:
+            text += _fuzz_line(rng, pe, T0, "canonical")[:9]  # a cut last line
+        (folder / f"PE{pe}_send.csv").write_text(text)
+    return folder
+
+
+def _frame_read(folder: Path, block_bytes: int) -> tuple[Any, ...]:
+    """The frames' read: the plain reader file by file, chunks added as frames."""
+    from actorprof.analyze.timeline import TimeExtremes, TimelineAccumulator
+    from actorprof.read import ReadReport, iter_logical
+
+    report = ReadReport(kind="logical")
+    acc, extremes = TimelineAccumulator(), TimeExtremes()
+    for chunk in iter_logical(folder, report=report, block_bytes=block_bytes, line_numbers=True):
+        acc.add(chunk)
+        extremes.add(report.files[-1].path, chunk["time_s"].to_numpy(), chunk["line"].to_numpy())
+    return report, acc, extremes
+
+
+def _engine_read(folder: Path, engine: Engine) -> tuple[Any, ...]:
+    from actorprof.engine.timeline import reduce_times
+    from actorprof.read import ReadReport, logical_files
+
+    report = ReadReport(kind="logical")
+    files = logical_files(folder, report=report)
+    report.num_pes = None
+    acc, extremes = reduce_times(files, report, base_s=1e-3, max_bins=100_000, engine=engine)
+    return report, acc, extremes
+
+
+def _outcome(read: Any, *args: Any) -> tuple[Any, ...]:
+    """What a read gives: the timeline, named outliers and the report, or its error."""
+    try:
+        report, acc, extremes = read(*args)
+    except TraceFormatError as exc:
+        return ("error", str(exc))
+    window = acc.drop_outliers()
+    timeline = acc.result()
+    named = extremes.outliers(window) if acc.num_outliers else []
+    return (
+        timeline.counts,
+        (timeline.bin_s, timeline.start_s, timeline.first_s, timeline.last_s, window),
+        timeline.untimed,
+        timeline.outliers,
+        timeline.pe_first_s,
+        timeline.pe_last_s,
+        named,
+        report.to_dict(),
+        report.warnings,
+        report.notes,
+    )
+
+
+def _assert_same(got: tuple[Any, ...], want: tuple[Any, ...]) -> None:
+    assert len(got) == len(want)
+    if isinstance(got[0], str) or isinstance(want[0], str):
+        assert got == want
+        return
+    pd.testing.assert_frame_equal(got[0], want[0])
+    assert got[1] == want[1]
+    pd.testing.assert_series_equal(got[2], want[2])
+    pd.testing.assert_series_equal(got[3], want[3])
+    np.testing.assert_array_equal(got[4], want[4])
+    np.testing.assert_array_equal(got[5], want[5])
+    assert got[6:] == want[6:]
+
+
+FUZZ_WAYS = {
+    "one unit": Engine(jobs=1, block_bytes=4_096),
+    "many units": Engine(jobs=1, split_bytes=3_000, block_bytes=4_096),
+    "tiny blocks": Engine(jobs=1, split_bytes=3_000, block_bytes=300),
+}
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_random_damaged_runs_give_the_frame_readers_timeline(tmp_path: Path, seed: int) -> None:
+    folder = fuzz_run(tmp_path / "run", seed)
+    for way, engine in FUZZ_WAYS.items():
+        want = _outcome(_frame_read, folder, engine.block_bytes)
+        try:
+            _assert_same(_outcome(_engine_read, folder, engine), want)
+        except AssertionError as exc:
+            raise AssertionError(f"seed {seed}, {way}: {exc}") from exc
+
+
+def test_the_fuzzed_runs_reach_every_case(tmp_path: Path) -> None:
+    """The random runs above hold what they are meant to: outliers named by
+    line, untimed lines, skipped lines, times binned through floats, big files
+    of canonical blocks and groups of small files, and an error."""
+    from actorprof.analyze.timeline import EXACT_MICROS
+
+    assert T0 < EXACT_MICROS < 9_700_000_000 * 1_000_000
+    seen: dict[str, int] = {}
+    for seed in range(16):
+        folder = fuzz_run(tmp_path / f"run{seed}", seed)
+        out = _outcome(_engine_read, folder, FUZZ_WAYS["many units"])
+        if isinstance(out[0], str):
+            seen["error"] = seen.get("error", 0) + 1
+            continue
+        text = b"".join(p.read_bytes() for p in folder.iterdir())
+        counts = {
+            "named outliers": len(out[6]),
+            "untimed": int(out[2].sum()),
+            "skipped": out[7]["lines_skipped"],
+            "warnings": len(out[8]),
+            # times of 10 digits from 9.7e9 s: binned through floats
+            "floats": len(re.findall(rb", 97\d{8}\.", text)),
+            "big files": sum(p.stat().st_size > 4 * 4_096 for p in folder.iterdir()),
+        }
+        for key, value in counts.items():
+            seen[key] = seen.get(key, 0) + value
+    assert all(seen.get(key, 0) > 0 for key in ("named outliers", "untimed", "skipped")), seen
+    assert all(seen.get(key, 0) > 0 for key in ("warnings", "big files", "error", "floats")), seen
+
+
+def test_times_from_2_51_us_are_binned_as_their_floats(tmp_path: Path) -> None:
+    """From 2**51 us a time's float may round back to another microsecond
+    (8616150193.001000 s gives ...000999, in the bin before): canonical lines
+    there are binned as the reader's ``time_s`` is, not as their digits."""
+    from actorprof.analyze.timeline import EXACT_MICROS
+
+    stamps = ["8616150193.001000", "8616150193.003999", "8616150193.005000", "8616150193.812131"]
+    assert all(
+        round(int(s.replace(".", "")) / 1e6 * 1e6) != int(s.replace(".", "")) for s in stamps[:3]
+    )
+    assert all(int(s.replace(".", "")) >= EXACT_MICROS for s in stamps)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for pe in range(3):
+        lines = [f"0, {pe}, 0, {(pe + k) % 3}, 8, {s}\n" for k, s in enumerate(stamps)]
+        (folder / f"PE{pe}_send.csv").write_text("".join(lines) * 3)
+    for engine in FUZZ_WAYS.values():
+        got = _outcome(_engine_read, folder, engine)
+        _assert_same(got, _outcome(_frame_read, folder, engine.block_bytes))
+        assert int(got[0].to_numpy().sum()) == 36
+
+
+def test_outliers_tied_as_floats_are_named_as_the_frames_name_them(tmp_path: Path) -> None:
+    """Two microseconds from 2**51 us may be one float: lines tied so are
+    picked among the extremes in line order, as the frame reader picks them."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    bulk = "".join(f"0, 0, 0, 1, 8, 1721412345.{k:06d}\n" for k in range(5000))
+    (folder / "PE0_send.csv").write_text(bulk)
+    # one float (8616150193.812001 and .812000 round alike), but not one microsecond
+    assert 8616150193812001 / 1e6 == 8616150193812000 / 1e6
+    ties = ["812001", "812001", "812000", "812000"]
+    text = "".join(f"0, 1, 0, 0, 8, 8616150193.{t}\n" for t in ties) + bulk.replace(
+        ", 0, 0, 1", ", 1, 0, 0"
+    )
+    (folder / "PE1_send.csv").write_text(text)
+    for engine in FUZZ_WAYS.values():
+        got = _outcome(_engine_read, folder, engine)
+        _assert_same(got, _outcome(_frame_read, folder, engine.block_bytes))
+        assert [o.line for o in got[6]] == [2, 3, 4]  # the stable order's last three
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_extremes_keep_the_stable_orders_ends(seed: int) -> None:
+    """The lines kept per chunk are ``order[:3]`` and ``order[-3:]`` of the
+    stable sort by time (ties: the first lines at the bottom, the last ones at
+    the top), from floats and from whole microseconds alike."""
+    from actorprof.analyze.timeline import TimeExtremes
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    micros = T0 + rng.integers(0, int(rng.choice([2, 5, 1000])), n)  # many ties
+    lines = np.arange(1, n + 1, dtype=np.int64) * 2
+    order = np.argsort(micros, kind="stable")
+    picked = order if n <= 6 else np.r_[order[:3], order[-3:]]
+    want = sorted(zip((micros[picked] / 1e6).tolist(), lines[picked].tolist(), strict=True))
+    for add in ("add", "add_micros"):
+        extremes = TimeExtremes()
+        values = micros / 1e6 if add == "add" else micros
+        getattr(extremes, add)("f", values, lines)
+        assert sorted(extremes.by_file["f"]) == want

@@ -30,6 +30,7 @@ import pandas as pd
 from .._repr import Summarized, count
 
 __all__ = [
+    "EXACT_MICROS",
     "MAX_TIME_S",
     "OUTLIER_EXAMPLES",
     "OUTLIER_FACTOR",
@@ -61,6 +62,11 @@ OUTLIER_QUANTILE = 0.001
 #: ``max(OUTLIER_FACTOR x the bulk's span, OUTLIER_GAP_S)``.
 OUTLIER_FACTOR = 100.0
 OUTLIER_GAP_S = 600.0
+#: Whole microseconds below this (2**51, the year 2041) are times whose float
+#: ``micros / 1e6`` is a usable time that gives them back (``rint(t * 1e6)``)
+#: and orders like them: :meth:`TimelineAccumulator.add_micros` bins them as
+#: they are. (Each rounding errs by at most a quarter of a microsecond there.)
+EXACT_MICROS = 1 << 51
 
 
 @dataclass(frozen=True, repr=False)
@@ -175,14 +181,40 @@ class TimelineAccumulator:
         self.num_pes = max(self.num_pes, int(pe.max()) + 1)
         if "dst_pe" in frame:  # PEs that only receive still get a (silent) row
             self.num_pes = max(self.num_pes, int(frame["dst_pe"].max()) + 1)
+        self._add_times(pe, times)
+
+    def add_micros(self, pe: np.ndarray, micros: np.ndarray | None, *, top_pe: int) -> None:
+        """Add lines sent by ``pe`` at ``micros``, whole microseconds since
+        the epoch (non-negative; None: the lines are untimed), as :meth:`add`
+        adds the times ``micros / 1e6`` (the reader's ``time_s``) without
+        making them floats. ``top_pe``: the largest PE id the lines name,
+        senders and receivers (the PEs the table has)."""
+        if not len(pe):
+            return
+        self.note_pes(top_pe)
+        if micros is None:
+            _count_into(self._untimed, pe)
+        elif int(micros.max()) < EXACT_MICROS:
+            self._bin(pe, micros)
+        else:  # far beyond any wall clock: the float route decides, as add would
+            self._add_times(pe, micros / 1_000_000)
+
+    def note_pes(self, top_pe: int) -> None:
+        """PEs up to ``top_pe`` get a row (PEs that only receive have one, silent)."""
+        self.num_pes = max(self.num_pes, top_pe + 1)
+
+    def _add_times(self, pe: np.ndarray, times: np.ndarray) -> None:
         untimed = np.isnan(times)
         usable = (times >= 0) & (times < MAX_TIME_S)  # False for NaN and inf
         _count_into(self._untimed, pe[untimed])
         _count_into(self._outliers, pe[~untimed & ~usable])
         if not usable.any():
             return
-        micros = np.rint(times[usable] * 1e6).astype(np.int64)
-        keys = pe[usable] * _PE_SHIFT + micros // (self._base_us << self.level)
+        self._bin(pe[usable], np.rint(times[usable] * 1e6).astype(np.int64))
+
+    def _bin(self, pe: np.ndarray, micros: np.ndarray) -> None:
+        """Count lines of ``pe`` at usable ``micros`` into their cells."""
+        keys = pe * _PE_SHIFT + micros // (self._base_us << self.level)
         cells = _cells_sum(keys, np.ones(len(keys), dtype=np.int64), micros, micros)
         self._pending.append(cells)
         self._pending_size += len(cells[0])
@@ -501,15 +533,23 @@ def _cells_sum_columns(
     keys = joined(0)
     if not len(keys):
         return keys, joined(1), joined(2), joined(3)
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
+    if bool((keys[1:] >= keys[:-1]).all()):  # a PE's times in order: sorted already
+        order = None
+    else:
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
     starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
     keys = keys[starts]
+
+    def ordered(i: int) -> np.ndarray:
+        column = joined(i)
+        return column if order is None else column[order]
+
     return (
         keys,
-        np.add.reduceat(joined(1)[order], starts),
-        np.minimum.reduceat(joined(2)[order], starts),
-        np.maximum.reduceat(joined(3)[order], starts),
+        np.add.reduceat(ordered(1), starts),
+        np.minimum.reduceat(ordered(2), starts),
+        np.maximum.reduceat(ordered(3), starts),
     )
 
 
@@ -615,6 +655,22 @@ def time_text(t: float) -> str:
 OUTLIER_EXAMPLES = 3
 
 
+def _extreme_rows(values: np.ndarray, keep: int) -> np.ndarray:
+    """Rows of the ``keep`` smallest then the ``keep`` largest ``values`` (no
+    NaN, more than ``2 * keep`` of them): ``order[:keep]`` and
+    ``order[-keep:]`` of their stable ascending order, without sorting them all."""
+    n = len(values)
+    if bool((values[1:] >= values[:-1]).all()):  # in order already: the stable order
+        return np.concatenate([np.arange(keep), np.arange(n - keep, n)])
+    part = np.partition(values, (keep - 1, n - keep))
+    low = np.flatnonzero(values <= part[keep - 1])
+    high = np.flatnonzero(values >= part[n - keep])
+    # the ties at a threshold in line order: the stable sort of the few candidates
+    low = low[np.argsort(values[low], kind="stable")[:keep]]
+    high = high[np.argsort(values[high], kind="stable")[-keep:]]
+    return np.concatenate([low, high])
+
+
 class TimeExtremes:
     """The few smallest and largest times of each file, with their lines.
 
@@ -631,9 +687,22 @@ class TimeExtremes:
         timed = ~np.isnan(times)
         times, lines = times[timed], lines[timed]
         if len(times) > 2 * self.keep:
-            order = np.argsort(times, kind="stable")
-            pick = np.concatenate([order[: self.keep], order[-self.keep :]])
+            pick = _extreme_rows(times, self.keep)
             times, lines = times[pick], lines[pick]
+        self._hold(path, zip(times.tolist(), lines.tolist(), strict=True))
+
+    def add_micros(self, path: str, micros: np.ndarray, lines: np.ndarray) -> None:
+        """:meth:`add` of the times ``micros / 1e6`` (whole microseconds, none
+        missing), made floats only for the lines kept."""
+        if not len(micros):
+            return
+        if int(micros.max()) >= EXACT_MICROS:  # floats may tie there: add decides
+            self.add(path, micros / 1_000_000, lines)
+            return
+        if len(micros) > 2 * self.keep:  # below EXACT_MICROS they order like their floats
+            pick = _extreme_rows(micros, self.keep)
+            micros, lines = micros[pick], lines[pick]
+        times = micros / 1_000_000
         self._hold(path, zip(times.tolist(), lines.tolist(), strict=True))
 
     def add_files(
@@ -645,8 +714,10 @@ class TimeExtremes:
         files, times, lines = files[timed], times[timed], lines[timed]
         if not len(times):
             return
-        order = np.lexsort((times, files))  # stable: equal times in line order
-        files, times, lines = files[order], times[order], lines[order]
+        if not bool(((times[1:] >= times[:-1]) | (files[1:] != files[:-1])).all()):
+            order = np.lexsort((times, files))  # stable: equal times in line order
+            files, times, lines = files[order], times[order], lines[order]
+        # (else each file's times are in line order: the stable order already)
         starts = np.flatnonzero(np.r_[True, files[1:] != files[:-1]])
         sizes = np.diff(np.r_[starts, len(files)])
         rank = np.arange(len(files)) - np.repeat(starts, sizes)
@@ -655,9 +726,10 @@ class TimeExtremes:
         pick = (size <= 2 * self.keep) | (rank < self.keep) | (rank >= size - self.keep)
         files, times, lines = files[pick], times[pick], lines[pick]
         bounds = np.flatnonzero(np.r_[True, files[1:] != files[:-1], True]).tolist()
-        held_files, held_times, held_lines = files.tolist(), times.tolist(), lines.tolist()
+        held_files = files.tolist()
+        found = list(zip(times.tolist(), lines.tolist(), strict=True))
         for a, b in pairwise(bounds):
-            self._hold(paths[held_files[a]], zip(held_times[a:b], held_lines[a:b], strict=True))
+            self._hold(paths[held_files[a]], found[a:b])
 
     def merge(self, other: TimeExtremes) -> None:
         """Add the extremes ``other`` holds (files read after this one's, in order)."""

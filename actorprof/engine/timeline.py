@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from .._progress import ProgressSink
 from ..analyze.timeline import TimeExtremes, TimelineAccumulator
 from ..errors import TraceFormatError
-from ..read import FAST_BLOCK_BYTES, FileReport, ReadReport, TraceFile, logical_file_frames
+from ..read import FAST_BLOCK_BYTES, FileReport, ReadReport, TraceFile
 from .run import Engine, run_map
+from .timeline_map import read_times
 
 __all__ = ["TimelineUnit", "UnitTimes", "reduce_times", "run_times_unit"]
 
@@ -56,20 +57,8 @@ def run_times_unit(unit: TimelineUnit) -> UnitTimes:
     acc = TimelineAccumulator(base_s=unit.base_s, max_bins=unit.max_bins)
     extremes = TimeExtremes()
     result = UnitTimes(acc, extremes, report.files, report.warnings, report.notes)
-    paths: list[str] = []
     try:
-        frames = logical_file_frames(
-            unit.files, report, block_bytes=unit.block_bytes, line_numbers=True, batch=True
-        )
-        for chunk in frames:
-            acc.add(chunk)
-            paths += [f.path for f in report.files[len(paths) :]]
-            extremes.add_files(
-                paths,
-                chunk["file"].to_numpy(),
-                chunk["time_s"].to_numpy(),
-                chunk["line"].to_numpy(),
-            )
+        read_times(unit.files, report, acc, extremes, block_bytes=unit.block_bytes)
     except TraceFormatError as exc:
         result.error = (exc.message, exc.path, exc.line)
     return result
