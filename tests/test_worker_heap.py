@@ -35,3 +35,19 @@ def test_refused_settings_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_glibc_takes_the_settings_in_a_real_worker() -> None:
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         assert pool.submit(_memory.pad_worker_heap).result() is True
+
+
+def test_the_timeline_map_step_pads_its_worker_s_heap(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+
+    from actorprof.engine import timeline as engine_timeline
+    from actorprof.read import ReadReport
+    from actorprof.read.logical import logical_files
+
+    calls: list[bool] = []
+    monkeypatch.setattr(engine_timeline, "pad_worker_heap", lambda: calls.append(True) or True)
+    root = Path(__file__).resolve().parent.parent / "examples" / "ig_8pe_2nodes" / "logical"
+    files = logical_files(root, report=ReadReport(kind="logical"))
+    unit = engine_timeline.TimelineUnit(0, tuple(files[:2]), None, "", 1e-3, 1000)
+    result = engine_timeline.run_times_unit(unit)
+    assert calls == [True] and result.error is None and len(result.files) == 2

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .._memory import pad_worker_heap
 from .._progress import ProgressSink
 from ..analyze.timeline import TimeExtremes, TimelineAccumulator
 from ..errors import TraceFormatError
@@ -53,6 +54,7 @@ class UnitTimes:
 
 def run_times_unit(unit: TimelineUnit) -> UnitTimes:
     """The map step: read the unit's files and bin their send times."""
+    pad_worker_heap()
     report = ReadReport(kind="logical", pe_limit=unit.pe_limit, pe_limit_reason=unit.reason)
     acc = TimelineAccumulator(base_s=unit.base_s, max_bins=unit.max_bins)
     extremes = TimeExtremes()
