@@ -57,8 +57,12 @@ def logical_files(
     phase: str | None = None,
     num_pes: int | None = None,
     report: ReadReport | None = None,
+    sizes: bool = True,
 ) -> list[TraceFile]:
     """The logical trace files a read of ``path`` would use, PE order.
+
+    ``sizes``: stat each file for the read's plan (``report.sizes_planned``);
+    the engine plans a folder of many files without (by their count).
 
     Raises
     ------
@@ -70,7 +74,9 @@ def logical_files(
         A file's PE id is beyond ``num_pes``.
     """
     report = ReadReport(kind="logical") if report is None else report
-    files = pe_trace_files(Path(path), "send", phase=phase, num_pes=num_pes, report=report)
+    files = pe_trace_files(
+        Path(path), "send", phase=phase, num_pes=num_pes, report=report, sizes=sizes
+    )
     set_pe_limit(files, num_pes, report, single_file=not Path(path).is_dir())
     return files
 
