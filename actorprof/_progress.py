@@ -98,12 +98,16 @@ class Progress:
         self._start = time.monotonic()
         self._last = 0.0
         self._shown = False
+        self._sized = True
 
     def begin(self, total_bytes: int, total_files: int) -> None:
         self._base = (self._base[0] + self._done[0], self._base[1] + self._done[1])
         self._done = (0, 0)
         self.total = self._base[0] + total_bytes
         self.total_files = self._base[1] + total_files
+        # a read of files not stat'ed (planned by their count) tells no bytes:
+        # the line then shows the share of the files read
+        self._sized = self._sized and (total_bytes > 0 or not total_files)
         self.update(0, 0)  # a read that starts late (after imports, listing) shows at once
 
     def update(self, done_bytes: int, done_files: int) -> None:
@@ -118,12 +122,13 @@ class Progress:
         done = self._base[0] + done_bytes
         files = self._base[1] + done_files
         rate = done / elapsed if elapsed > 0 else 0.0
-        pct = 100.0 * done / self.total if self.total else 100.0
-        line = (
-            f"reading {files}/{self.total_files} files, "
-            f"{human_bytes(done)} of {human_bytes(self.total)} ({pct:.0f} %), "
-            f"{human_bytes(rate)}/s"
-        )
+        if self._sized:
+            pct = 100.0 * done / self.total if self.total else 100.0
+            read = f"{human_bytes(done)} of {human_bytes(self.total)} ({pct:.0f} %)"
+        else:  # files not stat'ed (a read planned by their count): their share
+            pct = 100.0 * files / self.total_files
+            read = f"{human_bytes(done)} ({pct:.0f} % of the files)"
+        line = f"reading {files}/{self.total_files} files, {read}, {human_bytes(rate)}/s"
         self.stream.write("\r" + line.ljust(72))
         self.stream.flush()
         self._shown = True

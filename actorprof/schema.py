@@ -40,10 +40,9 @@ dst_pe        int32     PE the buffer went to
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
-import pandas as pd
 
 from ._text import PlainList  # its home before; here for old imports
 
@@ -242,8 +241,25 @@ SEND_TYPES: Final = ("local_send", "nonblock_send", "nonblock_progress")
 #: The types that put a buffer on the wire; ``nonblock_progress`` completes
 #: earlier non-blocking sends and is counted apart.
 BUFFER_SEND_TYPES: Final = ("local_send", "nonblock_send")
-#: dtype of the ``send_type`` column.
-SEND_TYPE_DTYPE: Final = pd.CategoricalDtype(list(SEND_TYPES), ordered=False)
+if TYPE_CHECKING:
+    import pandas as pd
+
+    #: dtype of the ``send_type`` column.
+    SEND_TYPE_DTYPE: pd.CategoricalDtype
+
+
+def __getattr__(name: str) -> Any:
+    # SEND_TYPE_DTYPE made on first use: the logical map's workers import
+    # this module and never pandas (0.27 s of CPU per process)
+    if name != "SEND_TYPE_DTYPE":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import pandas as pd
+
+    dtype = pd.CategoricalDtype(list(SEND_TYPES), ordered=False)
+    globals()[name] = dtype
+    return dtype
+
+
 PHYSICAL_COLUMNS: Final = ("send_type", "buffer_bytes", "src_pe", "dst_pe")
 #: Dtypes of the integer physical columns (``send_type`` is categorical).
 PHYSICAL_INT_DTYPES: Final[dict[str, np.dtype[np.generic]]] = {

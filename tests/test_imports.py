@@ -131,3 +131,33 @@ def test_the_cli_names_a_broken_process_pool_without_importing_it() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False", "_NeverRaised", "True"]
+
+
+def test_the_logical_map_runs_without_pandas(tmp_path: Path) -> None:
+    """A worker of the logical map (forked from a server that imports
+    engine.run) reads canonical files and a range without pandas (0.27 s of
+    each server's start); a block the fast path cannot take still reads,
+    importing it then. SEND_TYPE_DTYPE is made on first use, the same dtype."""
+    for pe in range(3):
+        lines = f"0, {pe}, 0, 1, 8, 1721412345.000505\n0, {pe}, 0, 2, 8, 1721412345.000520\n"
+        (tmp_path / f"PE{pe}_send.csv").write_text(lines)
+    (tmp_path / "PE3_send.csv").write_text("0,3,0,1,8,2.5e-1\n0,3,0,x\n")  # not canonical
+    code = (
+        "import sys\n"
+        "from actorprof.engine.run import Item, Unit, run_unit\n"
+        "def unit(*pes):\n"
+        f"    return Unit(tuple(Item(p, {str(tmp_path)!r} + f'/PE{{p}}_send.csv', 0, None, p,"
+        " True) for p in pes), None, '')\n"
+        "done = run_unit(unit(0, 1, 2))\n"
+        "print(done.total.messages, 'pandas' in sys.modules)\n"
+        "done = run_unit(unit(3))\n"
+        "print(done.total.messages, 'pandas' in sys.modules)\n"
+        "from actorprof.schema import SEND_TYPE_DTYPE\n"
+        "import actorprof.schema as schema\n"
+        "print(list(SEND_TYPE_DTYPE.categories) == list(schema.SEND_TYPES),"
+        " schema.SEND_TYPE_DTYPE is SEND_TYPE_DTYPE)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["6", "False", "1", "True", "True", "True"]

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "DENSE_MAX_PES",
@@ -126,6 +128,8 @@ def dense_matrix(
     ValueError
         ``num_pes`` is beyond ``limit`` (use the pairs, or :func:`pool_pairs`).
     """
+    import pandas as pd
+
     if num_pes > limit:
         raise ValueError(
             f"a dense {num_pes} x {num_pes} matrix is not built beyond {limit} PEs; "
@@ -145,6 +149,8 @@ def pairs_frame(
     int64 arrays are used as they are, not copied into one block: at 65,536
     PEs they are millions of rows, and a copy doubled the peak of every view.
     """
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "src_pe": np.asarray(src, dtype=np.int64),
@@ -249,6 +255,8 @@ class CommAccumulator:
 
     def result(self, num_pes: int | None = None) -> CommMatrices:
         """The pairs, with PEs numbered up to ``num_pes`` if given (never truncated)."""
+        import pandas as pd
+
         self._compact()
         part = self._part
         wanted = num_pes if num_pes is not None else (self.num_pes or 0)
@@ -299,6 +307,8 @@ def _split_sizes(
 def _size_frame(
     src: np.ndarray, dst: np.ndarray, size: np.ndarray, messages: np.ndarray
 ) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "src_pe": np.asarray(src, dtype=np.int64),
@@ -545,6 +555,8 @@ def comm_matrices(
     >>> comm_matrices(df).counts.loc[0, 1]
     np.int64(2)
     """
+    import pandas as pd
+
     acc = CommAccumulator(num_pes)
     for frame in [data] if isinstance(data, pd.DataFrame) else data:
         acc.add(frame)
@@ -579,6 +591,8 @@ def filter_self_sends(matrix: pd.DataFrame, mode: SelfSends) -> pd.DataFrame:
     ValueError
         ``mode`` is not include, exclude or only.
     """
+    import pandas as pd
+
     if mode not in _SELF_SENDS:
         raise ValueError(f"self_sends must be one of {_SELF_SENDS}, got {mode!r}")
     values = matrix.to_numpy().copy()
@@ -611,6 +625,8 @@ def node_matrix(matrix: pd.DataFrame, pe_node: pd.Series) -> pd.DataFrame:
     ValueError
         A PE of unknown node has traffic, or sizes disagree.
     """
+    import pandas as pd
+
     values = matrix.to_numpy()
     node = pe_node.reindex(matrix.index).fillna(_UNKNOWN_NODE).to_numpy(dtype=np.int64)
     if len(node) != values.shape[0] or values.shape[0] != values.shape[1]:
@@ -635,6 +651,8 @@ def top_pairs(matrix: pd.DataFrame, n: int = 10) -> pd.DataFrame:
 
     Ties are broken by source then destination id, so the result is stable.
     """
+    import pandas as pd
+
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
     values = matrix.to_numpy()
@@ -703,6 +721,8 @@ def pair_totals(
 ) -> pd.DataFrame:
     """Per-PE table from the pairs: node, sent, received, bytes_sent,
     bytes_received, self_sends (as :func:`pe_totals`). Index ``pe``."""
+    import pandas as pd
+
     n = len(pe_node)
     shown = filter_pairs(pairs, self_sends)
     src = shown["src_pe"].to_numpy()
@@ -734,6 +754,8 @@ def node_pairs_matrix(pairs: pd.DataFrame, pe_node: pd.Series, column: str) -> p
     ValueError
         A PE with traffic has no known node.
     """
+    import pandas as pd
+
     node = pe_node.to_numpy(dtype=np.int64)
     src_node = node[pairs["src_pe"].to_numpy()]
     dst_node = node[pairs["dst_pe"].to_numpy()]
@@ -774,6 +796,8 @@ def top_pair_rows(pairs: pd.DataFrame, n: int = 10, column: str = "messages") ->
 def top_pairs_at(pairs: pd.DataFrame, order: np.ndarray, column: str = "messages") -> pd.DataFrame:
     """The frame of :func:`top_pairs_of` for the rows ``order`` of ``pairs``
     (:func:`top_pair_rows`)."""
+    import pandas as pd
+
     values = pairs[column].to_numpy()
     total = values.sum()
     src = pairs["src_pe"].to_numpy()
@@ -874,6 +898,8 @@ def pool_block(num_pes: int, *, max_cells: int = 512, pes_per_node: int | None =
 
 def pool_pairs(pairs: pd.DataFrame, num_pes: int, block: int, column: str) -> Pooled:
     """Pool ``column`` of the pairs into blocks of ``block`` x ``block`` PEs."""
+    import pandas as pd
+
     if block < 1:
         raise ValueError(f"block must be >= 1, got {block}")
     k = -(-num_pes // block)
@@ -903,6 +929,8 @@ def window_pairs(pairs: pd.DataFrame, first: int, last: int, column: str) -> pd.
     ValueError
         An empty or too large window.
     """
+    import pandas as pd
+
     if last < first or first < 0:
         raise ValueError(f"PE window {first}-{last} is empty")
     n = last - first + 1

@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from os import PathLike
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -36,6 +37,7 @@ from ..read import (
     list_folder,
     logical_files,
     require_trace_lines,
+    stat_planned,
 )
 from ..schema import LOGICAL_COLUMNS
 from .batch import SmallFiles, reduce_small_files
@@ -251,6 +253,13 @@ class Engine:
     parallel_min_bytes
         Below this much to read, local processes are not worth starting: the
         map runs in this process.
+    count_plan_files
+        From this many files on (without the cache), the work is planned by
+        their count, in batches of files, and no file is stat'ed for its
+        size first (65,536 files: 0.2 s before the map could start); the
+        map then runs in workers (``jobs`` > 1), and a file is read whole,
+        however big (its lines are the same). The cache, which keeps each
+        file's stat, always plans by size.
     scheduler_timeout
         Seconds the ``scheduler`` (an address) has to answer; None:
         ``$ACTORPROF_SCHEDULER_TIMEOUT``, else :data:`SCHEDULER_TIMEOUT_S`.
@@ -264,6 +273,7 @@ class Engine:
     block_bytes: int = FAST_BLOCK_BYTES
     parallel_min_bytes: int = 8 * 1024 * 1024
     scheduler_timeout: float | None = None
+    count_plan_files: int = 2048
 
     @property
     def workers(self) -> int:
@@ -296,7 +306,9 @@ def reduce_logical(
     report.kind = "logical"
     _start_workers_early(engine, path)
     with _no_collection_pauses():
-        files = logical_files(path, phase=phase, num_pes=num_pes, report=report)
+        files = logical_files(path, phase=phase, num_pes=num_pes, report=report, sizes=False)
+        if engine.cache or len(files) < engine.count_plan_files:
+            stat_planned(files, report)  # else planned by count (Engine.count_plan_files)
         report.num_pes = num_pes
         if progress is not None:
             progress.begin(report.bytes_planned, report.files_planned)
@@ -416,13 +428,17 @@ def _results(
     if progress is not None:
         progress.update(done_bytes, done_files)
     planned = report.sizes_planned
-    if len(planned) != len(files):
-        planned = [_size(f.path) for f in files]
-    sizes = {i: size for i, size in enumerate(planned) if i not in found}
-    serial = sum(sizes.values()) < engine.parallel_min_bytes
-    workers = 1 if serial else engine.workers
-    units = _plan(files, sizes, report, engine, workers, cache is not None, acc.sizes)
-    left = dict.fromkeys(sizes, 0)
+    by_count = len(planned) != len(files)  # not stat'ed (Engine.count_plan_files)
+    todo = [i for i in range(len(files)) if i not in found]
+    if by_count:
+        serial = False
+        units = _plan_by_count(files, todo, report, engine, cache is not None, acc.sizes)
+    else:
+        sizes = {i: planned[i] for i in todo}
+        serial = sum(sizes.values()) < engine.parallel_min_bytes
+        workers = 1 if serial else engine.workers
+        units = _plan(files, sizes, report, engine, workers, cache is not None, acc.sizes)
+    left = dict.fromkeys(todo, 0)
     for unit in units:
         for item in unit.items:
             left[item.file] += 1
@@ -497,6 +513,16 @@ def _clean_files(
         found[item.file] = FileResult(report, partial, mismatched)
 
 
+def _unit_fields(report: ReadReport, engine: Engine, packed: bool, by_size: bool) -> dict[str, Any]:
+    return {
+        "pe_limit": report.pe_limit,
+        "reason": report.pe_limit_reason,
+        "block_bytes": engine.block_bytes,
+        "packed": packed,
+        "sizes": by_size,
+    }
+
+
 def _plan(
     files: list[TraceFile],
     sizes: dict[int, int],
@@ -513,13 +539,7 @@ def _plan(
     """
     small = sum(size for size in sizes.values() if size <= engine.split_bytes)
     target = min(engine.split_bytes, max(engine.block_bytes, -(-small // (4 * workers))))
-    make = {
-        "pe_limit": report.pe_limit,
-        "reason": report.pe_limit_reason,
-        "block_bytes": engine.block_bytes,
-        "packed": packed,
-        "sizes": by_size,
-    }
+    make = _unit_fields(report, engine, packed, by_size)
     units: list[Unit] = []
     batch: list[Item] = []
     batch_bytes = 0
@@ -529,15 +549,40 @@ def _plan(
             cuts = _cuts(f.path, size, engine.split_bytes)
             stops: list[int | None] = [*cuts[1:], None]
             for a, b in zip(cuts, stops, strict=True):
-                units.append(Unit((Item(i, str(f.path), a, b, f.pe, False),), **make))  # type: ignore[arg-type]
+                units.append(Unit((Item(i, str(f.path), a, b, f.pe, False),), **make))
             continue
         batch.append(Item(i, str(f.path), 0, None, f.pe, size <= engine.block_bytes))
         batch_bytes += size
         if batch_bytes >= target:
-            units.append(Unit(tuple(batch), **make))  # type: ignore[arg-type]
+            units.append(Unit(tuple(batch), **make))
             batch, batch_bytes = [], 0
     if batch:
-        units.append(Unit(tuple(batch), **make))  # type: ignore[arg-type]
+        units.append(Unit(tuple(batch), **make))
+    return units
+
+
+def _plan_by_count(
+    files: list[TraceFile],
+    todo: list[int],
+    report: ReadReport,
+    engine: Engine,
+    packed: bool,
+    by_size: bool = False,
+) -> list[Unit]:
+    """Batches of the files ``todo`` (indexes), 4 per worker, of sizes unknown.
+
+    Every file is offered to the group route (:class:`Item` ``small``): one
+    larger than ``block_bytes`` (or empty, unreadable, cut) is left out by
+    it and read whole on its own, as the plan by size reads it.
+    """
+    make = _unit_fields(report, engine, packed, by_size)
+    count = min(len(todo), 4 * engine.workers)
+    bounds = [len(todo) * k // count for k in range(count + 1)] if count else [0]
+    units = []
+    for start, stop in pairwise(bounds):
+        chosen = todo[start:stop]
+        items = tuple(Item(i, str(files[i].path), 0, None, files[i].pe, True) for i in chosen)
+        units.append(Unit(items, **make))
     return units
 
 
@@ -568,13 +613,6 @@ def _next_line_start(handle: Any, offset: int) -> int:
             return position + found + 1
         position += len(chunk)
     return position
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 def _run(

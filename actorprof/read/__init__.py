@@ -49,6 +49,7 @@ __all__ = [
     "read_physical",
     "require_trace_lines",
     "small_file_text",
+    "stat_planned",
     "stdout_file",
 ]
 
@@ -93,6 +94,7 @@ _EXPORTS = {
     "read_physical": "physical",
     "require_trace_lines": "_scan",
     "small_file_text": "_files",
+    "stat_planned": "_files",
     "stdout_file": "_files",
 }
 
@@ -107,6 +109,7 @@ if TYPE_CHECKING:
         list_folder,
         pe_file_phases,
         small_file_text,
+        stat_planned,
         stdout_file,
     )
     from ._joined import JoinedFiles, joined_small_files

@@ -36,6 +36,7 @@ __all__ = [
     "pe_trace_files",
     "select_phase",
     "small_file_text",
+    "stat_planned",
 ]
 
 _PATTERNS = {
@@ -619,17 +620,35 @@ def check_pe_files(files: list[TraceFile], num_pes: int | None, report: ReadRepo
 
 
 def pe_trace_files(
-    path: Path, kind: str, *, phase: str | None, num_pes: int | None, report: ReadReport
+    path: Path,
+    kind: str,
+    *,
+    phase: str | None,
+    num_pes: int | None,
+    report: ReadReport,
+    sizes: bool = True,
 ) -> list[TraceFile]:
-    """The per-PE files of ``kind`` a read would use: found, phase chosen, PEs checked."""
+    """The per-PE files of ``kind`` a read would use: found, phase chosen, PEs checked.
+
+    ``sizes``: stat each file for the read's plan (:func:`stat_planned`);
+    without, the plan's sizes and bytes stay unknown (empty, 0).
+    """
     files = select_phase(find_pe_files(path, kind), phase, report)
     _warn_compressed(path, kind, report)
     check_pe_files(files, num_pes, report)
     report.files_planned = len(files)
+    report.stats_planned, report.sizes_planned, report.bytes_planned = [], [], 0
+    if sizes:
+        stat_planned(files, report)
+    return files
+
+
+def stat_planned(files: list[TraceFile], report: ReadReport) -> None:
+    """Each file's stat, size and their sum into ``report`` (``stats_planned``,
+    ``sizes_planned``, ``bytes_planned``): one stat per file."""
     report.stats_planned = [file_stat(str(f.path)) for f in files]
     report.sizes_planned = [0 if st is None else st[0] for st in report.stats_planned]
     report.bytes_planned = sum(report.sizes_planned)
-    return files
 
 
 def file_stat(path: str | Path) -> tuple[int, int, int, int] | None:

@@ -25,10 +25,9 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
-import pandas as pd
 
 from ..errors import TraceFormatError
 from ._fastscan import (
@@ -42,6 +41,9 @@ from ._fastscan import (
 )
 from ._printf import printf_columns
 from ._report import MAX_TEXT, FileReport
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "CsvSpec",
@@ -122,7 +124,7 @@ class CsvSpec:
 
 #: Check run on every parsed block: returns (row index, message) of the first
 #: row that makes the whole read impossible (e.g. a PE id beyond --num-pes).
-RowCheck = Callable[[pd.DataFrame], "tuple[int, str] | None"]
+RowCheck = Callable[["pd.DataFrame"], "tuple[int, str] | None"]
 
 
 def line_blocks(
@@ -325,6 +327,8 @@ def _fast(block: bytes, spec: CsvSpec) -> tuple[pd.DataFrame, CompactBlock] | No
     blocks of canonical lines are read by :func:`printf_columns` instead,
     with the same result and without the C engine.
     """
+    import pandas as pd
+
     if spec.printf:
         columns = printf_columns(block, spec, spec.keep)
         if columns is not None:
@@ -351,7 +355,7 @@ def _fast(block: bytes, spec: CsvSpec) -> tuple[pd.DataFrame, CompactBlock] | No
                 index_col=False,
                 engine="c",
                 na_filter=True,
-                **_FLOAT_PRECISION,
+                **_float_precision(),
             )
     except (ValueError, OverflowError, pd.errors.ParserError, Warning):
         return None
@@ -374,10 +378,13 @@ def _fast(block: bytes, spec: CsvSpec) -> tuple[pd.DataFrame, CompactBlock] | No
 _NO_BYTES = np.zeros(0, dtype=np.uint8)
 #: Longest integer field the fast path converts: 18 digits always fit int64.
 _MAX_INT_CHARS = 18
-#: Correctly rounded floats on every pandas (the default is only since pandas 3).
-_FLOAT_PRECISION: dict[str, Any] = (
-    {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
-)
+
+
+def _float_precision() -> dict[str, Any]:
+    """Correctly rounded floats on every pandas (the default is only since pandas 3)."""
+    import pandas as pd
+
+    return {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
 
 
 class _ParseDtypes(dict[tuple[str, ...], dict[str, type]]):
@@ -557,6 +564,8 @@ def parse_last_line(
 
 
 def _frame(rows: list[list[int | float]], ncols: int, spec: CsvSpec) -> pd.DataFrame:
+    import pandas as pd
+
     columns: list[tuple[int | float, ...]] = (
         list(zip(*rows, strict=False)) if rows else [()] * ncols
     )

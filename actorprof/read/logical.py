@@ -6,9 +6,9 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .._text import format_ranges
 from ..schema import LOGICAL_COLUMNS, LOGICAL_DTYPES, LOGICAL_INT_COLUMNS, MAX_MSG_BYTES
@@ -24,6 +24,9 @@ from ._scan import (
     require_trace_lines,
     with_lines,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "LOGICAL_SPEC",
@@ -54,8 +57,12 @@ def logical_files(
     phase: str | None = None,
     num_pes: int | None = None,
     report: ReadReport | None = None,
+    sizes: bool = True,
 ) -> list[TraceFile]:
     """The logical trace files a read of ``path`` would use, PE order.
+
+    ``sizes``: stat each file for the read's plan (``report.sizes_planned``);
+    the engine plans a folder of many files without (by their count).
 
     Raises
     ------
@@ -67,7 +74,9 @@ def logical_files(
         A file's PE id is beyond ``num_pes``.
     """
     report = ReadReport(kind="logical") if report is None else report
-    files = pe_trace_files(Path(path), "send", phase=phase, num_pes=num_pes, report=report)
+    files = pe_trace_files(
+        Path(path), "send", phase=phase, num_pes=num_pes, report=report, sizes=sizes
+    )
     set_pe_limit(files, num_pes, report, single_file=not Path(path).is_dir())
     return files
 
@@ -372,6 +381,8 @@ def read_logical(
     >>> df = read_logical("examples/histo_4pe")  # doctest: +SKIP
     >>> df.groupby("dst_pe").size()  # doctest: +SKIP
     """
+    import pandas as pd
+
     frames = list(iter_logical(path, phase=phase, num_pes=num_pes, report=report))
     if not frames:
         return pd.DataFrame({c: np.asarray([], dtype=LOGICAL_DTYPES[c]) for c in LOGICAL_COLUMNS})
@@ -603,6 +614,8 @@ def scan_logical(
 def _tokens_frame(values: np.ndarray, micros: np.ndarray | None) -> pd.DataFrame:
     """The logical frame of tokenized lines (times: exact microseconds / 1e6,
     which is bit for bit what parsing the 6-decimal text gives)."""
+    import pandas as pd
+
     data: dict[str, np.ndarray] = {
         name: values[:, i].astype(LOGICAL_DTYPES[name])
         for i, name in enumerate(LOGICAL_INT_COLUMNS)
