@@ -70,8 +70,8 @@ WORKER_HEAP = ((M_TOP_PAD, 64 << 20), (M_MMAP_THRESHOLD, 32 << 20))
 def pad_worker_heap() -> bool:
     """In a worker process (not the main one), keep freed memory for reuse.
 
-    The PAPI and physical map steps call this first: in a read worker
-    (:mod:`actorprof.engine`'s processes, a Dask worker), glibc then keeps
+    Every map step (logical, timeline, PAPI, physical) calls this first: in
+    a read worker (:mod:`actorprof.engine`'s processes, a Dask worker), glibc then keeps
     up to 64 MB of freed heap for the next block instead of handing pages
     back and faulting them in again (10-20% of the CPU time of a read).
     The main process is left as it is: a notebook's, or a command's that

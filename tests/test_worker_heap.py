@@ -51,3 +51,17 @@ def test_the_timeline_map_step_pads_its_worker_s_heap(monkeypatch: pytest.Monkey
     unit = engine_timeline.TimelineUnit(0, tuple(files[:2]), None, "", 1e-3, 1000)
     result = engine_timeline.run_times_unit(unit)
     assert calls == [True] and result.error is None and len(result.files) == 2
+
+
+def test_the_logical_map_step_pads_its_worker_s_heap(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+
+    from actorprof.engine import run as engine_run
+
+    calls: list[bool] = []
+    monkeypatch.setattr(engine_run, "pad_worker_heap", lambda: calls.append(True) or True)
+    root = Path(__file__).resolve().parent.parent / "examples" / "ig_8pe_2nodes" / "logical"
+    paths = sorted(str(p) for p in root.glob("PE*_send.csv"))[:3]
+    items = tuple(engine_run.Item(i, p, 0, None, i, True) for i, p in enumerate(paths))
+    engine_run.run_unit(engine_run.Unit(items, None, ""))
+    assert calls == [True]

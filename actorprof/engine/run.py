@@ -25,6 +25,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
+from .._memory import pad_worker_heap
 from .._progress import ProgressSink
 from ..analyze.matrix import CommAccumulator, CommPartial
 from ..errors import TraceFormatError, UsageError
@@ -130,6 +131,7 @@ def run_unit(unit: Unit) -> UnitResult:
     (:class:`~actorprof.engine.batch.SmallFiles`: no object per file), the
     other items as one :class:`RangeResult` each.
     """
+    pad_worker_heap()
     items = unit.items
     whole = [k for k, it in enumerate(items) if it.small]
     batched = np.zeros(len(items), dtype=np.bool_)
