@@ -531,11 +531,12 @@ def logical(
     TRACE_DIR holds the run's PE<i>_send.csv files (or is one such file).
     """
     out = figure_writer("logical", output_dir, fmt, dpi)  # first (see figure_writer)
+    console = Console(quiet=quiet, verbose=verbose)
+    trace_dir = trace_location(trace_dir, "logical", console)
+    engine = make_engine(jobs, cache_dir, no_cache, scheduler, trace=trace_dir)
     from .kinds.logical import logical_view, require_messages, write_logical
     from .read import ReadReport
 
-    console = Console(quiet=quiet, verbose=verbose)
-    trace_dir = trace_location(trace_dir, "logical", console)
     with console.progress() as progress:
         view = logical_view(
             trace_dir,
@@ -543,7 +544,7 @@ def logical(
             num_pes=num_pes,
             self_sends=self_sends,
             report=ReadReport(kind="logical"),
-            engine=make_engine(jobs, cache_dir, no_cache, scheduler),
+            engine=engine,
             progress=progress,
         )
     require_messages(view, level)
@@ -591,11 +592,12 @@ def timeline(
     TRACE_DIR holds the run's PE<i>_send.csv files (with timestamps).
     """
     out = figure_writer("timeline", output_dir, fmt, dpi)  # first (see figure_writer)
+    console = Console(quiet=quiet, verbose=verbose)
+    trace_dir = trace_location(trace_dir, "logical", console)
+    engine = make_engine(jobs, None, True, scheduler, trace=trace_dir)
     from .kinds.timeline import timeline_view, write_timeline_figure
     from .read import ReadReport
 
-    console = Console(quiet=quiet, verbose=verbose)
-    trace_dir = trace_location(trace_dir, "logical", console)
     reports: dict[str, ReadReport] = {}
     with console.progress() as progress:
         view = timeline_view(
@@ -604,7 +606,7 @@ def timeline(
             num_pes=num_pes,
             reports=reports,
             progress=progress,
-            engine=make_engine(jobs, None, True, scheduler),
+            engine=engine,
         )
     write_timeline_figure(view, out, bins=bins, log_scale=log_scale)
     out.csv(view.display(bins).counts, "counts")
@@ -784,12 +786,13 @@ def papi(
     construction); every other line is one message handled in PROC.
     """
     out = figure_writer("papi", output_dir, fmt, dpi)  # first (see figure_writer)
+    console = Console(quiet=quiet, verbose=verbose)
+    trace_dir = trace_location(trace_dir, "papi", console)
+    engine = make_engine(jobs, cache_dir, no_cache, scheduler, trace=trace_dir)
     from .kinds.papi import papi_view, write_papi
     from .read import ReadReport
 
     names = None if counters is None else [c.strip() for c in counters.split(",")]
-    console = Console(quiet=quiet, verbose=verbose)
-    trace_dir = trace_location(trace_dir, "papi", console)
     with console.progress() as progress:
         view = papi_view(
             trace_dir,
@@ -797,7 +800,7 @@ def papi(
             num_pes=num_pes,
             counters=names,
             report=ReadReport(kind="papi"),
-            engine=make_engine(jobs, cache_dir, no_cache, scheduler),
+            engine=engine,
             progress=progress,
         )
     write_papi(view, out, by_mailbox=by_mailbox, sort=sort)
@@ -885,11 +888,25 @@ def parse_pe_window(value: str | None) -> tuple[int, int] | None:
     return window
 
 
-def make_engine(jobs: int, cache_dir: Path | None, no_cache: bool, scheduler: str | None) -> Engine:
-    """The engine the shared engine options describe."""
+def make_engine(
+    jobs: int,
+    cache_dir: Path | None,
+    no_cache: bool,
+    scheduler: str | None,
+    *,
+    trace: Path | None = None,
+) -> Engine:
+    """The engine the shared engine options describe. With the ``trace`` it
+    will read, its workers start now when they will read it
+    (:func:`~actorprof.engine.run.start_workers_early`): a command makes its
+    engine before it imports pandas."""
     from .engine import Engine
+    from .engine.run import start_workers_early
 
-    return Engine(jobs=jobs, cache=not no_cache, cache_dir=cache_dir, scheduler=scheduler)
+    engine = Engine(jobs=jobs, cache=not no_cache, cache_dir=cache_dir, scheduler=scheduler)
+    if trace is not None:
+        start_workers_early(engine, trace)
+    return engine
 
 
 def report_to_console(report: Any, console: Console) -> None:
@@ -973,11 +990,12 @@ def physical(
     program output and all) or the folder holding it.
     """
     out = figure_writer("physical", output_dir, fmt, dpi)  # first (see figure_writer)
+    console = Console(quiet=quiet, verbose=verbose)
+    trace = trace_location(trace, "physical", console)
+    engine = make_engine(jobs, cache_dir, no_cache, scheduler, trace=trace)
     from .kinds.physical import physical_view, write_physical
     from .read import ReadReport
 
-    console = Console(quiet=quiet, verbose=verbose)
-    trace = trace_location(trace, "physical", console)
     with console.progress() as progress:
         view = physical_view(
             trace,
@@ -985,7 +1003,7 @@ def physical(
             pes_per_node=pes_per_node,
             report=ReadReport(kind="physical"),
             progress=progress,
-            engine=make_engine(jobs, cache_dir, no_cache, scheduler),
+            engine=engine,
         )
     types = view.types_shown(None if send_type == "all" else [send_type])
     write_physical(view, out, types=types, metric=metric, log_scale=log_scale, top=top)

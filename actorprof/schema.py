@@ -61,6 +61,7 @@ __all__ = [
     "OVERALL_COLUMNS",
     "OVERALL_COUNT_COLUMNS",
     "OVERALL_CYCLE_COLUMNS",
+    "OVERALL_FILE_NAME",
     "OVERALL_FRAC_COLUMNS",
     "OVERALL_KEY_COLUMNS",
     "OVERALL_RAW_COLUMNS",
@@ -70,6 +71,7 @@ __all__ = [
     "PAPI_RESERVED_NAMES",
     "PE_TABLE_COLUMNS",
     "PHYSICAL_COLUMNS",
+    "PHYSICAL_FILE_NAME",
     "PHYSICAL_INT_DTYPES",
     "PHYSICAL_PE_TABLE_COLUMNS",
     "SEND_TYPES",
@@ -79,6 +81,10 @@ __all__ = [
     "papi_dtypes",
     "papi_pe_columns",
 ]
+
+#: The file names of the two traces that are one file per run.
+OVERALL_FILE_NAME: Final = "overall.txt"
+PHYSICAL_FILE_NAME: Final = "physical.txt"
 
 LOGICAL_COLUMNS: Final = ("src_node", "src_pe", "dst_node", "dst_pe", "msg_bytes", "time_s")
 LOGICAL_INT_COLUMNS: Final = LOGICAL_COLUMNS[:5]

@@ -1,4 +1,5 @@
-"""The workers' fork server starts before the listing only for folders of many files."""
+"""The workers' fork server starts before the listing only for traces read by workers:
+folders of many files or many bytes, big files."""
 
 from __future__ import annotations
 
@@ -28,23 +29,49 @@ class _Context:
         return "spawn"
 
 
-@pytest.mark.parametrize(("files", "early"), [(3, False), (4, True)])
-def test_started_early_only_for_many_files(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: int, early: bool
+@pytest.mark.parametrize(
+    ("files", "min_bytes", "early"),
+    [(3, 10**6, False), (4, 10**6, True), (3, 60, True), (3, 200, False)],
+)
+def test_started_early_for_many_files_or_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: int, min_bytes: int, early: bool
 ) -> None:
+    """4 files are many here; each file is 24 bytes (72 for 3)."""
     asked: list[str] = []
     monkeypatch.setattr(engine_run, "EARLY_START_FILES", 4)
     monkeypatch.setattr(engine_run, "_pool_context", lambda: _Context(asked))
-    engine_run._start_workers_early(Engine(jobs=2), _folder(tmp_path / "run", files))
+    folder = _folder(tmp_path / "run", files)
+    engine_run.start_workers_early(
+        Engine(jobs=2, cache=False, parallel_min_bytes=min_bytes), folder
+    )
     assert asked == (["start method"] if early else [])
+    # with the cache, bytes alone do not start them: a warm run reads nothing
+    asked.clear()
+    cached = Engine(jobs=2, cache=True, parallel_min_bytes=min_bytes)
+    engine_run.start_workers_early(cached, folder)
+    assert asked == (["start method"] if files >= 4 else [])
 
 
-def test_never_for_one_process_a_file_or_a_missing_folder(
+@pytest.mark.parametrize(("min_bytes", "early"), [(24, True), (25, False)])
+def test_started_early_for_a_big_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, min_bytes: int, early: bool
+) -> None:
+    asked: list[str] = []
+    monkeypatch.setattr(engine_run, "_pool_context", lambda: _Context(asked))
+    path = _folder(tmp_path / "run", 1) / "PE0_send.csv"
+    engine_run.start_workers_early(Engine(jobs=2, cache=False, parallel_min_bytes=min_bytes), path)
+    assert asked == (["start method"] if early else [])
+    asked.clear()
+    engine_run.start_workers_early(Engine(jobs=2, cache=True, parallel_min_bytes=min_bytes), path)
+    assert asked == []
+
+
+def test_never_for_one_process_a_scheduler_or_a_missing_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(engine_run, "EARLY_START_FILES", 1)
     monkeypatch.setattr(engine_run, "_pool_context", lambda: pytest.fail("started"))
     folder = _folder(tmp_path / "run", 2)
-    engine_run._start_workers_early(Engine(jobs=1), folder)
-    engine_run._start_workers_early(Engine(jobs=2), folder / "PE0_send.csv")
-    engine_run._start_workers_early(Engine(jobs=2), tmp_path / "missing")
+    engine_run.start_workers_early(Engine(jobs=1), folder)
+    engine_run.start_workers_early(Engine(jobs=2, scheduler="tcp://nowhere:1"), folder)
+    engine_run.start_workers_early(Engine(jobs=2), tmp_path / "missing")

@@ -54,6 +54,7 @@ from ..schema import (
     OVERALL_COLUMNS,
     OVERALL_COUNT_COLUMNS,
     OVERALL_CYCLE_COLUMNS,
+    OVERALL_FILE_NAME,
     OVERALL_FRAC_COLUMNS,
     OVERALL_KEY_COLUMNS,
 )
@@ -77,7 +78,6 @@ __all__ = [
     "read_overall",
 ]
 
-OVERALL_FILE_NAME = "overall.txt"
 PROGRAM_OUTPUT = "program output"
 MALFORMED = "malformed profile line"
 CUT_LINE = "last line cut (no line end; the job was probably killed)"

@@ -51,6 +51,7 @@ from ..errors import TraceFormatError, UsageError
 from ..schema import (
     MAX_MSG_BYTES,
     PHYSICAL_COLUMNS,
+    PHYSICAL_FILE_NAME,
     PHYSICAL_INT_DTYPES,
     SEND_TYPE_DTYPE,
 )
@@ -83,7 +84,6 @@ __all__ = [
     "read_physical",
 ]
 
-PHYSICAL_FILE_NAME = "physical.txt"
 DEFAULT_BLOCK_BYTES = 4 * 1024 * 1024  # numpy's work arrays stay in cache
 
 PROGRAM_OUTPUT = "program output"

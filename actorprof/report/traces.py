@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import ActorProfError, NoTraceError, UsageError
 from ..read import has_pe_files, list_folder, pe_file_phases
-from ..read.physical import PHYSICAL_FILE_NAME
+from ..schema import OVERALL_FILE_NAME, PHYSICAL_FILE_NAME
 
 __all__ = [
     "HOW_TO_GET",
@@ -32,7 +32,6 @@ __all__ = [
 KINDS = ("logical", "papi", "overall", "physical")
 #: Display name of the unnamed phase (files without a phase in their name).
 UNNAMED = "(unnamed)"
-OVERALL_FILE_NAME = "overall.txt"
 
 #: What each kind is and how a run produces it (said when a kind is absent).
 HOW_TO_GET = {
