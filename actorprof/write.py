@@ -1023,6 +1023,10 @@ def iter_json(data: Any, *, _level: int = 0) -> Iterator[str]:
         yield text.replace("\n", "\n" + "  " * _level) if _level else text
         return
     inner = "  " * (_level + 1)
+    numbers = _number_texts(data) if isinstance(data, list) else None
+    if numbers is not None:  # one piece: a 65,536-PE summary has lists of 65,536 numbers
+        yield "[\n" + inner + (",\n" + inner).join(numbers) + "\n" + "  " * _level + "]"
+        return
     compact = json.JSONEncoder(allow_nan=False, separators=(", ", ": ")).encode
     yield "["
     for k, item in enumerate(data):
@@ -1032,6 +1036,19 @@ def iter_json(data: Any, *, _level: int = 0) -> Iterator[str]:
 
 
 _PLAIN = frozenset({int, str, bool})
+
+
+def _number_texts(items: list[Any]) -> list[str] | None:
+    """The JSON texts of ``items`` when every one is an int, a finite float or
+    None (``json.dumps`` writes an int and a float as their ``repr``), else None."""
+    kinds = set(map(type, items))
+    if not kinds <= {int, float, type(None)}:
+        return None
+    if float in kinds and not all(math.isfinite(v) for v in items if type(v) is float):
+        return None  # refused below, as json.dumps(allow_nan=False) refuses it
+    if type(None) in kinds:
+        return ["null" if v is None else repr(v) for v in items]
+    return list(map(repr, items))
 
 
 def utf8(text: str) -> bytes:

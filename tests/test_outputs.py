@@ -365,3 +365,49 @@ def test_json_conversion_copies_only_what_changes() -> None:
     assert dumps_json(out) == dumps_json(
         {"a": [1, {"b": 2}, "c"], "kept": {"x": [1, 2]}, "3": [None, 4], "d": [0, 1]}
     )
+
+
+def _one_item_a_line(items: list[Any], level: int) -> str:
+    """A long list as the writer writes it item by item (one compact JSON a line)."""
+    import json
+
+    encode = json.JSONEncoder(allow_nan=False, separators=(", ", ": ")).encode
+    inner = "  " * (level + 1)
+    lines = "".join(("\n" if not k else ",\n") + inner + encode(v) for k, v in enumerate(items))
+    return "[" + lines + "\n" + "  " * level + "]"
+
+
+@pytest.mark.parametrize(
+    "kind", ["ints", "floats", "with None", "extremes", "bools", "a float subclass", "mixed"]
+)
+def test_a_long_list_of_numbers_is_written_as_item_by_item(kind: str) -> None:
+    """Lists of numbers (65,536 per PE column at 65,536 PEs) are joined at once:
+    the same text as the per-item route, which still takes every other list."""
+    import numpy as np
+
+    from actorprof.write import LONG_LIST, dumps_json
+
+    class Half(float):
+        def __repr__(self) -> str:
+            return "half"
+
+    rng = np.random.default_rng(len(kind))
+    n = LONG_LIST + 7
+    items: list[Any] = {
+        "ints": lambda: [int(v) for v in rng.integers(-(2**62), 2**62, n)] + [10**30],
+        "floats": lambda: [float(v) for v in rng.normal(0, 1e6, n)],
+        "with None": lambda: [None if v < 0.2 else float(v) for v in rng.random(n)],
+        "extremes": lambda: [0.0, -0.0, 5e-324, 1.7976931348623157e308, 1e16, 0.1] * (n // 6),
+        "bools": lambda: [True, False, 1] * (n // 3),
+        "a float subclass": lambda: [1.5, Half(0.5)] * (n // 2),
+        "mixed": lambda: [1, "a", 2.5, None, {"x": 1}] * (n // 5),
+    }[kind]()
+    assert dumps_json({"k": items}) == '{\n  "k": ' + _one_item_a_line(items, 1) + "\n}"
+    assert dumps_json(items, _level=2) == _one_item_a_line(items, 2)
+
+
+def test_a_long_list_with_nan_is_refused_as_before() -> None:
+    from actorprof.write import LONG_LIST, dumps_json
+
+    with pytest.raises(ValueError, match="Out of range float"):
+        dumps_json([1.0] * LONG_LIST + [float("nan")])
