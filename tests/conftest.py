@@ -59,5 +59,22 @@ def snapshot(folder: Path) -> dict[str, tuple[str, int]]:
     }
 
 
+class Recorder:
+    """A progress sink that keeps what it was told."""
+
+    def __init__(self) -> None:
+        self.begun: list[tuple[int, int]] = []
+        self.updates: list[tuple[int, int]] = []
+
+    def begin(self, total_bytes: int, total_files: int) -> None:
+        self.begun.append((total_bytes, total_files))
+
+    def update(self, done_bytes: int, done_files: int) -> None:
+        self.updates.append((done_bytes, done_files))
+
+    def close(self) -> None:
+        pass
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     shutil.rmtree(_CACHE, ignore_errors=True)

@@ -17,6 +17,7 @@ from actorprof import ReadReport, TraceFormatError
 from actorprof._progress import Progress
 from actorprof.engine import Engine, reduce_logical
 
+from .conftest import Recorder
 from .test_engine import assert_same, engine, noisy_trace, plain
 from .test_small_files_columns import mixed_trace
 
@@ -139,23 +140,12 @@ def plain_error_of(folder: Path) -> None:
 
 def test_progress_of_a_read_planned_by_count(tmp_path: Path) -> None:
     folder = trace(tmp_path / "run")
-    begun: list[tuple[int, int]] = []
-    calls: list[tuple[int, int]] = []
-
-    class Recorder:
-        def begin(self, total_bytes: int, total_files: int) -> None:
-            begun.append((total_bytes, total_files))
-
-        def update(self, done_bytes: int, done_files: int) -> None:
-            calls.append((done_bytes, done_files))
-
-        def close(self) -> None:
-            pass
-
+    progress = Recorder()
     way = Engine(jobs=2, count_plan_files=1)
-    reduce_logical(folder, report=ReadReport(), engine=way, progress=Recorder())
+    reduce_logical(folder, report=ReadReport(), engine=way, progress=progress)
     total = sum(p.stat().st_size for p in folder.iterdir())
-    assert begun == [(0, 62)]  # bytes unknown
+    assert progress.begun == [(0, 62)]  # bytes unknown
+    calls = progress.updates
     assert calls[-1] == (total, 62) and calls == sorted(calls)
 
 

@@ -27,7 +27,7 @@ from actorprof.engine import Engine, reduce_logical
 from actorprof.kinds.logical import logical_view
 from actorprof.read._fastscan import BlockBuffer, KeyTable, tokenize_block
 
-from .conftest import snapshot
+from .conftest import Recorder, snapshot
 
 Result = tuple[CommMatrices, ReadReport]
 
@@ -376,27 +376,16 @@ def test_a_bad_scheduler_timeout_is_a_usage_error(
 
 def test_progress_reports_bytes_and_files(tmp_path: Path) -> None:
     folder = noisy_trace(tmp_path / "run")
-    calls: list[tuple[int, int]] = []
-    begun: list[tuple[int, int]] = []
-
-    class Recorder:
-        def begin(self, total_bytes: int, total_files: int) -> None:
-            begun.append((total_bytes, total_files))
-
-        def update(self, done_bytes: int, done_files: int) -> None:
-            calls.append((done_bytes, done_files))
-
-        def close(self) -> None:
-            pass
-
+    progress = Recorder()
     reduce_logical(
         folder,
         report=ReadReport(),
         engine=Engine(jobs=2, split_bytes=10_000, parallel_min_bytes=0),
-        progress=Recorder(),
+        progress=progress,
     )
+    calls = progress.updates
     total = sum(p.stat().st_size for p in folder.iterdir())
-    assert begun == [(total, 4)]
+    assert progress.begun == [(total, 4)]
     assert calls[-1] == (total, 4)
     assert calls == sorted(calls)
 

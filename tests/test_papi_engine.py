@@ -33,6 +33,7 @@ from actorprof.engine import Engine
 from actorprof.kinds.papi import papi_view
 from actorprof.read.papi import papi_chunks, papi_plan, papi_spec
 
+from .conftest import Recorder
 from .test_papi_batch import damaged_run, good_lines
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -359,23 +360,6 @@ def test_a_changed_file_or_a_damaged_entry_is_read_again(tmp_path: Path) -> None
     # rewritten: the next read hits it
     with mock.patch("actorprof.engine.papi.run_map", side_effect=AssertionError("read")):
         papi_view(run, report=ReadReport(kind="papi"), engine=cached)
-
-
-class Recorder:
-    """A progress sink that keeps what it was told."""
-
-    def __init__(self) -> None:
-        self.begun: list[tuple[int, int]] = []
-        self.updates: list[tuple[int, int]] = []
-
-    def begin(self, total_bytes: int, total_files: int) -> None:
-        self.begun.append((total_bytes, total_files))
-
-    def update(self, done_bytes: int, done_files: int) -> None:
-        self.updates.append((done_bytes, done_files))
-
-    def close(self) -> None:
-        pass
 
 
 @pytest.mark.parametrize("engine", [None, SERIAL, SPLIT], ids=["plain", "serial", "split"])

@@ -20,6 +20,17 @@ from actorprof.engine.run import Item, Unit, run_unit
 from actorprof.read import FileColumns, FileReport
 
 
+def assert_same_partial(got: CommPartial, want: CommPartial) -> None:
+    """Two compacted partials hold the same cells, PEs, messages and times."""
+    for name in ("src", "dst", "counts", "nbytes", "pe", "node"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+    assert (got.messages, got.time_min, got.time_max) == (
+        want.messages,
+        want.time_min,
+        want.time_max,
+    )
+
+
 def mixed_trace(folder: Path, *, pes: int = 60) -> Path:
     """Small PE files, most canonical; some odd, spread among them."""
     rng = np.random.default_rng(5)
@@ -85,14 +96,7 @@ def test_a_unit_of_mixed_files_gives_each_file_its_own_accounting(tmp_path: Path
                 assert got.report == alone.report and got.mismatched == alone.mismatched
             if packed:
                 assert result.packed is not None
-                part = result.packed.part(k).compact()
-                for name in ("src", "dst", "counts", "nbytes", "pe", "node"):
-                    np.testing.assert_array_equal(getattr(part, name), getattr(want, name))
-                assert (part.messages, part.time_min, part.time_max) == (
-                    want.messages,
-                    want.time_min,
-                    want.time_max,
-                )
+                assert_same_partial(result.packed.part(k).compact(), want)
         assert result.clean.mismatched[clean[13]] == 1
         assert result.clean.lines_blank[clean[21]] == 1
         summed = total.compact()

@@ -21,7 +21,7 @@ from actorprof.engine.run import Item, Unit, run_unit
 from actorprof.read import joined_small_files, small_file_text
 from actorprof.read._joined import _joined_by_text
 
-from .test_small_files_columns import mixed_trace
+from .test_small_files_columns import assert_same_partial, mixed_trace
 
 
 def odd_files(folder: Path) -> list[str]:
@@ -124,13 +124,7 @@ def test_the_sum_only_route_sums_the_per_file_partials(
     want, got = by_file.packed.total().compact(sizes=sizes), summed.total.compact(sizes=sizes)
     if sizes:  # pairs that mix sizes keep a cell per size
         assert len(got.src) > len(summed.total.compact().src)
-    for name in ("src", "dst", "counts", "nbytes", "pe", "node"):
-        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
-    assert (got.messages, got.time_min, got.time_max) == (
-        want.messages,
-        want.time_min,
-        want.time_max,
-    )
+    assert_same_partial(got, want)
     assert got.messages == int(summed.lines.sum())
 
 
