@@ -610,11 +610,12 @@ def timeline(
         )
     write_timeline_figure(view, out, bins=bins, log_scale=log_scale)
     out.csv(view.display(bins).counts, "counts")
-    out.json(view.summary(bins=bins), "summary")
+    s = view.summary(bins=bins, files=False)
+    # the files' entries as JSON text where they can be (65,536 of them: a dict each cost 1 s)
+    out.json({**s, "files": {key: r.file_entries() for key, r in view.reports.items()}}, "summary")
     console.wrote(out.finish())
     for report in reports.values():
         report_to_console(report, console)
-    s = view.summary(bins=bins)
     console.info(
         f"timeline: {s['messages_timed']:,} timed messages over {s['duration_s']:.6f} s "
         f"on {s['num_pes']} PEs; peak {s['peak_rate_per_s']:,.0f} messages/s "

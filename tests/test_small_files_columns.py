@@ -188,8 +188,15 @@ def test_file_entries_as_text_are_written_as_their_dicts(count: int) -> None:
     )
     report = ReadReport(kind="logical")
     report.add_files([FileReport("/run/x", pe=1, skipped={"noise": 2}), columns])
+    # reports that skipped nothing (the timeline's) are written as text too,
+    # those around a skipped line or columns as well
+    clean = [
+        FileReport(f"/run/{names[i % 4]}r{i}", i or None, None, i, i % 3, 9 * i) for i in range(4)
+    ]
+    report.add_files([*clean[:2], FileReport("/run/y", pe=2, skipped={"noise": 1}), *clean[2:]])
+    report.add_files([FileReport("/run/z", pe=3, lines_read=np.int64(5), bytes_read=np.int64(50))])
     entries = report.file_entries()
-    assert any(type(e) is JsonText for e in entries)
+    assert sum(type(e) is JsonText for e in entries) == count + 5
     as_dicts = {"files": report.to_dict()["files"]}
     assert "".join(iter_json({"files": entries})) == "".join(iter_json(as_dicts))
 

@@ -174,6 +174,18 @@ class FileColumns:
             strict=True,
         )
 
+    @classmethod
+    def of(cls, reports: Sequence[FileReport]) -> FileColumns:
+        """The columns of ``reports`` (files that skipped nothing)."""
+        return cls(
+            [str(r.path) for r in reports],
+            [r.pe for r in reports],
+            [r.phase for r in reports],
+            np.array([r.lines_read for r in reports], dtype=np.int64),
+            np.array([r.lines_blank for r in reports], dtype=np.int64),
+            np.array([r.bytes_read for r in reports], dtype=np.int64),
+        )
+
     def reports(self) -> list[FileReport]:
         """A :class:`FileReport` of each file."""
         return [FileReport(*row) for row in self._rows()]
@@ -408,10 +420,17 @@ class ReadReport(Summarized):
         :class:`~actorprof._text.PlainList`): those of the files held as
         columns as their JSON text (:class:`~actorprof._text.JsonText`)."""
         out = PlainList()
-        for f in self._entries():
+        clean: list[FileReport] = []  # files that skipped nothing: columns too
+        for f in [*self._entries(), None]:
+            if isinstance(f, FileReport) and not f.skipped and not f.examples:
+                clean.append(f)
+                continue
+            if clean:
+                out.extend(FileColumns.of(clean).to_json())
+                clean = []
             if isinstance(f, FileColumns):
                 out.extend(f.to_json())
-            else:
+            elif f is not None:
                 out.append(f.to_dict())
         return out
 
