@@ -5,7 +5,8 @@ figures, files. Each row here is one fresh process (``subprocess`` and
 ``os.wait4``: wall clock and the process's peak RSS, ``ru_maxrss``; worker
 processes are not included), run on the same files in one run:
 
-* ``cat`` of the files a command reads (the disk and page-cache floor);
+* ``cat`` of the files a command reads (the disk and page-cache floor;
+  ``xargs cat`` of a file list, so 65,536 files fit);
 * for the CSV kinds (logical, PAPI) and the physical trace, the naive
   pandas way (``read_csv`` of every file, ``concat``, ``groupby``) and
   polars (``scan_csv`` + ``group_by``) when polars is importable: the same
@@ -55,7 +56,8 @@ PAPI_COLUMNS = [
 
 NAIVE = """
 import sys, pandas as pd
-files, names, keys = sys.argv[1:-2], sys.argv[-2].split(","), sys.argv[-1].split(",")
+files = open(sys.argv[1], "rb").read().decode().split("\\0")
+names, keys = sys.argv[2].split(","), sys.argv[3].split(",")
 df = pd.concat([pd.read_csv(f, header=None, names=names, skipinitialspace=True) for f in files])
 print(len(df.groupby(keys)[names[4]].agg(["size", "sum"])))
 """
@@ -82,7 +84,8 @@ print(len(
 """
 POLARS = """
 import sys, polars as pl
-files, names, keys = sys.argv[1:-2], sys.argv[-2].split(","), sys.argv[-1].split(",")
+files = open(sys.argv[1], "rb").read().decode().split("\\0")
+names, keys = sys.argv[2].split(","), sys.argv[3].split(",")
 schema = {c: pl.Float64 if c == "time_s" else pl.Int64 for c in names}
 frame = (
     pl.scan_csv(files, has_header=False, schema=schema)
@@ -130,6 +133,15 @@ def size_of(paths: list[Path]) -> int:
     return sum(p.stat().st_size for p in paths)
 
 
+def listed(files: list[Path], folder: Path) -> str:
+    """A file naming ``files`` (NUL-separated), for commands that read many:
+    65,536 names are more than one command line holds."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"files-{len(list(folder.iterdir()))}"
+    path.write_bytes("\0".join(map(str, files)).encode())
+    return str(path)
+
+
 def pe_files(folder: Path, pattern: str) -> list[Path]:
     return sorted(folder.glob(pattern), key=lambda p: int(p.name[2:].split("_")[0]))
 
@@ -146,6 +158,7 @@ def build_rows(
     rows: list[Row] = []
     py = sys.executable
     have_polars = _importable("polars")
+    lists = out.parent / "lists"
 
     def want(group: str) -> bool:
         return not only or group in only
@@ -170,8 +183,8 @@ def build_rows(
         b = size_of(sends)
         names, keys = ",".join(LOGICAL_COLUMNS), "src_pe,dst_pe"
         extra = [
-            Row("naive pandas", [py, "-c", NAIVE, *map(str, sends), names, keys], b),
-            *([Row("polars", [py, "-c", POLARS, *map(str, sends), names, keys], b)]
+            Row("naive pandas", [py, "-c", NAIVE, listed(sends, lists), names, keys], b),
+            *([Row("polars", [py, "-c", POLARS, listed(sends, lists), names, keys], b)]
               if have_polars else []),
             Row("actorprof logical --no-cache", actorprof(
                 "logical", str(logical), "--no-cache", "-o", str(out / "logical")), b),
@@ -188,8 +201,8 @@ def build_rows(
         b = size_of(papi)
         names, keys = ",".join(PAPI_COLUMNS), "src_pe,mailbox"
         extra = [
-            Row("naive pandas", [py, "-c", NAIVE, *map(str, papi), names, keys], b),
-            *([Row("polars", [py, "-c", POLARS, *map(str, papi), names, keys], b)]
+            Row("naive pandas", [py, "-c", NAIVE, listed(papi, lists), names, keys], b),
+            *([Row("polars", [py, "-c", POLARS, listed(papi, lists), names, keys], b)]
               if have_polars else []),
             Row("actorprof papi -j1 --no-cache", actorprof(
                 "papi", str(run / "papi"), "-o", str(out / "p"), "-j1", "--no-cache"), b),
@@ -238,7 +251,8 @@ def build_rows(
                 "report", str(run), "--no-cache", "-o", str(out / "r")), b)
         ]))  # fmt: skip
     for group, files, extra in groups:
-        rows.append(Row(f"[{group}] cat", ["cat", *map(str, files)], size_of(files)))
+        cat = ["xargs", "-0", "-a", listed(files, lists), "cat"]  # cat as often as needed
+        rows.append(Row(f"[{group}] cat", cat, size_of(files)))
         rows.extend(Row(f"[{group}] {r.name}", r.command, r.input_bytes, r.env, r.before,
                         cwd=r.cwd) for r in extra)  # fmt: skip
     return rows
