@@ -401,3 +401,32 @@ def test_extremes_keep_the_stable_orders_ends(seed: int) -> None:
         values = micros / 1e6 if add == "add" else micros
         getattr(extremes, add)("f", values, lines)
         assert sorted(extremes.by_file["f"]) == want
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_extremes_merge_is_a_hold_per_file(seed: int) -> None:
+    """Merging keeps what holding each file's extremes in turn keeps: the
+    same files in the same order, the same (time, line) lists, long lists
+    trimmed to their ends; whether the files are new here or not."""
+    from actorprof.analyze.timeline import TimeExtremes
+
+    rng = np.random.default_rng(seed)
+
+    def held(n: int) -> list[tuple[float, int]]:
+        return [(float(t), int(i)) for i, t in enumerate(rng.integers(0, 9, n), 1)]
+
+    names = [f"PE{i}_send.csv" for i in range(int(rng.integers(1, 8)))]
+    mine, other = TimeExtremes(), TimeExtremes()
+    for name in names[: int(rng.integers(0, len(names) + 1))]:
+        mine.by_file[name] = held(int(rng.integers(0, 13)))
+    shared = bool(seed % 2)  # other names files mine holds too, or only new ones
+    for name in reversed(names) if shared else [n + "x" for n in names]:
+        other.by_file[name] = held(int(rng.choice([0, 3, 12, 13, 30])))
+    want = TimeExtremes()
+    want.by_file = {path: list(h) for path, h in mine.by_file.items()}
+    for path, h in other.by_file.items():
+        want._hold(path, h)
+    before = {path: list(h) for path, h in other.by_file.items()}
+    mine.merge(other)
+    assert list(mine.by_file.items()) == list(want.by_file.items())
+    assert other.by_file == before  # not modified

@@ -733,8 +733,18 @@ class TimeExtremes:
 
     def merge(self, other: TimeExtremes) -> None:
         """Add the extremes ``other`` holds (files read after this one's, in order)."""
+        mine = self.by_file
+        if not mine.keys().isdisjoint(other.by_file):
+            for path, held in other.by_file.items():
+                self._hold(path, held)
+            return
+        # files new here (65,536 of them: not a _hold call each), as _hold keeps them
+        mine.update((path, list(held)) for path, held in other.by_file.items())
         for path, held in other.by_file.items():
-            self._hold(path, held)
+            if len(held) > 4 * self.keep:
+                kept = mine[path]
+                kept.sort()
+                del kept[self.keep : -self.keep]
 
     def _hold(self, path: str, found: Iterable[tuple[float, int]]) -> None:
         """Keep ``found`` (time, line) of ``path``, trimmed to its extremes now and then."""

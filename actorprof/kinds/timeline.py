@@ -178,8 +178,8 @@ class TimelineView(Summarized):
             if len(rate)
             else None,
             "phases": [vars(p) for p in self.phases],
-            "pe_first_send_s": [None if np.isnan(v) else float(v) for v in first],
-            "pe_last_send_s": [None if np.isnan(v) else float(v) for v in last],
+            "pe_first_send_s": [None if v != v else v for v in first.tolist()],  # NaN: None
+            "pe_last_send_s": [None if v != v else v for v in last.tolist()],
             "last_send_imbalance": late,
             "note": "times are the senders' clocks; across nodes they align only "
             "as well as the nodes' clocks do; times in seconds since start_epoch_s (the start "
