@@ -30,7 +30,7 @@ import pandas as pd
 
 from .._progress import ProgressSink
 from .._repr import Summarized, count
-from .._text import run_name
+from .._text import PlainList, run_name
 from .._version import __version__
 from ..analyze.aggregation import (
     PE_LINK_COLUMNS,
@@ -509,14 +509,19 @@ class AggregationView(Summarized):
         )
         return out
 
+    @property
+    def reports(self) -> list[ReadReport]:
+        """The read reports: the logical trace's, then the physical trace's if read."""
+        if self.physical_report is None:
+            return [self.logical.report]
+        return [self.logical.report, self.physical_report]
+
     def summary(self, *, files: bool = True) -> dict[str, Any]:
         """JSON-able summary: layout, verdict (``compare_run(...).summary()``), totals, layouts.
 
         ``files=False`` leaves out the per-file accounting (``files``).
         """
-        reports = [self.logical.report]
-        if self.physical_report is not None:
-            reports.append(self.physical_report)
+        reports = self.reports
         topology = self.topology
         out: dict[str, Any] = {
             "kind": "aggregation",
@@ -1037,7 +1042,9 @@ def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool | Non
         out.csv_parts(view.link_blocks(), "links", index=False)
     if view.layouts is not None:
         out.csv(view.layouts, "layouts", index=False)
-    summary = view.summary()
+    summary = view.summary(files=False)
+    # 65,536 files: their entries as JSON text (a dict each cost more than the rest)
+    summary["files"] = PlainList(f for r in view.reports for f in r.file_entries())
     summary["options"] = {"log": log_scale}
     out.json(summary, "summary")
 
