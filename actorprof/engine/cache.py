@@ -196,7 +196,7 @@ class TraceCache:
             lines_read, lines_blank, bytes_read, mismatched = counts_rows[j]
             extra = extras.get(str(j))
             file_report = FileReport(
-                str(f.path), f.pe, f.phase, lines_read, lines_blank, bytes_read
+                f.path_text, f.pe, f.phase, lines_read, lines_blank, bytes_read
             )
             if extra is not None:
                 skipped, examples = extra
@@ -253,7 +253,7 @@ class TraceCache:
         }
         meta = {
             "key": key,
-            "names": [files[i].path.name for i in keep],
+            "names": [files[i].name for i in keep],
             "extras": extras,
             "sizes": sizes,
         }
@@ -474,7 +474,7 @@ def _planned_stats(
     """Each file's stat as listed (``report.stats_planned``), else taken now."""
     if len(report.stats_planned) == len(files):
         return report.stats_planned
-    return [file_stat(f.path) for f in files]
+    return [file_stat(f.path_text) for f in files]
 
 
 def _unchanged_rows(
@@ -484,7 +484,7 @@ def _unchanged_rows(
     written (same name, size, mtime, inode and ctime)."""
     where = {name: j for j, name in enumerate(names)}
     planned = _planned_stats(files, report)
-    rows = np.array([where.get(f.path.name, -1) for f in files], dtype=np.int64)
+    rows = np.array([where.get(f.name, -1) for f in files], dtype=np.int64)
     now = np.array([(-1, -1, -1, -1) if st is None else st for st in planned], dtype=np.int64)
     same = (rows >= 0) & (now[:, 0] >= 0)
     if len(files):

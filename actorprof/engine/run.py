@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from itertools import pairwise
+from itertools import pairwise, repeat
 from os import PathLike
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -376,7 +376,7 @@ def _account_clean(
     report.add_files(
         [
             FileColumns(
-                [str(f.path) for f in chosen],
+                [f.path_text for f in chosen],
                 [f.pe for f in chosen],
                 [f.phase for f in chosen],
                 clean.lines_read[start:stop],
@@ -552,9 +552,9 @@ def _plan(
             cuts = _cuts(f.path, size, engine.split_bytes)
             stops: list[int | None] = [*cuts[1:], None]
             for a, b in zip(cuts, stops, strict=True):
-                units.append(Unit((Item(i, str(f.path), a, b, f.pe, False),), **make))
+                units.append(Unit((Item(i, f.path_text, a, b, f.pe, False),), **make))
             continue
-        batch.append(Item(i, str(f.path), 0, None, f.pe, size <= engine.block_bytes))
+        batch.append(Item(i, f.path_text, 0, None, f.pe, size <= engine.block_bytes))
         batch_bytes += size
         if batch_bytes >= target:
             units.append(Unit(tuple(batch), **make))
@@ -581,10 +581,17 @@ def _plan_by_count(
     make = _unit_fields(report, engine, packed, by_size)
     count = min(len(todo), 4 * engine.workers)
     bounds = [len(todo) * k // count for k in range(count + 1)] if count else [0]
+    texts = [f.path_text for f in files]
+    pes = [f.pe for f in files]
     units = []
     for start, stop in pairwise(bounds):
         chosen = todo[start:stop]
-        items = tuple(Item(i, str(files[i].path), 0, None, files[i].pe, True) for i in chosen)
+        n = len(chosen)
+        paths = map(texts.__getitem__, chosen)
+        ids = map(pes.__getitem__, chosen)
+        rows = zip(chosen, paths, repeat(0, n), repeat(None, n), ids, repeat(True, n), strict=True)
+        # made by tuple.__new__ (C), not Item's own __new__ (a Python frame each)
+        items = tuple(map(tuple.__new__, repeat(Item, n), rows))
         units.append(Unit(items, **make))
     return units
 
