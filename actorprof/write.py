@@ -1029,10 +1029,25 @@ def iter_json(data: Any, *, _level: int = 0) -> Iterator[str]:
         return
     compact = json.JSONEncoder(allow_nan=False, separators=(", ", ": ")).encode
     yield "["
+    if isinstance(data, list):  # held already: its items' texts joined a slice at a time
+        between = ",\n" + inner
+        for start in range(0, len(data), _JOINED_ITEMS):
+            part = data[start : start + _JOINED_ITEMS]
+            # an item already JSON is written as it is
+            texts = [item if type(item) is JsonText else compact(item) for item in part]
+            yield ("\n" if not start else ",\n") + inner + between.join(texts)
+        yield "\n" + "  " * _level + "]"
+        return
     for k, item in enumerate(data):
         text = item if type(item) is JsonText else compact(item)  # already JSON: as it is
         yield ("\n" if not k else ",\n") + inner + text
     yield "\n" + "  " * _level + "]"
+
+
+#: Items of a long list whose texts are joined into one piece: a 65,536-PE
+#: summary's file entries are 17 pieces, not 65,536 (each one a generator
+#: step and a string copy), and never more than a slice's texts are held.
+_JOINED_ITEMS = 4096
 
 
 _PLAIN = frozenset({int, str, bool})
