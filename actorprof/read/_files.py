@@ -317,10 +317,10 @@ def _grouped(names: list[str], folder: Path, kind: str) -> dict[str, list[TraceF
         if len(set(pes)) != len(pes):
             return None  # a file shadows another: chosen one by one
         order = sorted(range(len(pes)), key=pes.__getitem__)
-        chosen = [group_names[i] for i in order]
+        chosen = list(map(group_names.__getitem__, order))
         texts = _child_texts(folder, chosen)
-        named = key or None
-        phases[key] = list(map(_listed_file, texts, chosen, [pes[i] for i in order], repeat(named)))
+        in_order = map(pes.__getitem__, order)
+        phases[key] = list(map(_listed_file, texts, chosen, in_order, repeat(key or None)))
     return phases
 
 
@@ -385,7 +385,7 @@ def _child_texts(folder: Path, names: list[str]) -> list[str]:
     prefix = probe[: -len("PE0_send.csv")]
     if str(folder / "PE1_send.csv") != prefix + "PE1_send.csv":  # (never seen)
         return [str(folder / name) for name in names]
-    return [prefix + name for name in names]
+    return list(map(prefix.__add__, names))
 
 
 def small_file_text(path: str | Path, limit: int) -> bytes | None:
