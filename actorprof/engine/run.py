@@ -408,31 +408,37 @@ def _results(
 ) -> tuple[dict[int, FileResult], CleanFiles | None]:
     """Every file's result (from the cache, or read), by index; partials
     summed into ``acc``. Without the cache, the files read whole without a
-    skipped line come as columns (``at``: their indexes), not in the dict."""
+    skipped line come as columns (``at``: their indexes), not in the dict;
+    so do those of a trace the cache holds whole (nothing read)."""
     from .cache import TraceCache
 
     cache = TraceCache(engine.cache_dir) if engine.cache else None
     # the PE-id limit decides which lines are skipped: part of the key
     options = {"columns": list(LOGICAL_COLUMNS), "reader": 2, "pe_limit": report.pe_limit}
     found: dict[int, FileResult] = {}
+    clean: list[CleanFiles] = []
     loaded = None
     if cache is not None:
         loaded = cache.load(
             path, files, phase=phase, options=options, report=report, sizes=acc.sizes
         )
         found = loaded.found
+        if loaded.clean is not None:  # every file loaded: those in columns are not in found
+            clean.append(loaded.clean)
         if loaded.total is not None:
             acc.add_partial(loaded.total)
         else:
             for hit in found.values():
                 acc.add_partial(hit.partial)
     done_bytes = sum(hit.report.bytes_read for hit in found.values())
-    done_files = hits = len(found)
+    done_bytes += sum(int(c.bytes_read.sum()) for c in clean)
+    hits = len(found)
+    done_files = hits + sum(len(c.at) for c in clean)
     if progress is not None:
         progress.update(done_bytes, done_files)
     planned = report.sizes_planned
     by_count = len(planned) != len(files)  # not stat'ed (Engine.count_plan_files)
-    todo = [i for i in range(len(files)) if i not in found]
+    todo = [] if clean else [i for i in range(len(files)) if i not in found]
     if by_count:
         serial = False
         units = _plan_by_count(files, todo, report, engine, cache is not None, acc.sizes)
@@ -446,7 +452,6 @@ def _results(
         for item in unit.items:
             left[item.file] += 1
     parts: dict[int, list[RangeResult]] = {}
-    clean: list[CleanFiles] = []
     for unit, result in _run(units, engine, serial=serial):
         acc.add_partial(result.total)
         if result.clean is not None:
