@@ -40,6 +40,7 @@ from ..read import (
     logical_files,
     require_trace_lines,
     stat_planned,
+    trace_file_columns,
 )
 from ..schema import LOGICAL_COLUMNS
 from .batch import SmallFiles, reduce_small_files
@@ -372,13 +373,15 @@ def _account_clean(
 ) -> None:
     """Rows ``start:stop`` of ``clean`` (files one after another) into ``report``."""
     at = clean.at[start:stop].tolist()
-    chosen = [files[i] for i in at]
+    chosen = list(map(files.__getitem__, at))
+    paths, pes, phases = trace_file_columns(chosen)
+    file_pes: list[int | None] = list(pes)
     report.add_files(
         [
             FileColumns(
-                [f.path_text for f in chosen],
-                [f.pe for f in chosen],
-                [f.phase for f in chosen],
+                paths,
+                file_pes,
+                phases,
                 clean.lines_read[start:stop],
                 clean.lines_blank[start:stop],
                 clean.bytes_read[start:stop],
@@ -586,8 +589,7 @@ def _plan_by_count(
     make = _unit_fields(report, engine, packed, by_size)
     count = min(len(todo), 4 * engine.workers)
     bounds = [len(todo) * k // count for k in range(count + 1)] if count else [0]
-    texts = [f.path_text for f in files]
-    pes = [f.pe for f in files]
+    texts, pes, _ = trace_file_columns(files)
     units = []
     for start, stop in pairwise(bounds):
         chosen = todo[start:stop]
