@@ -301,6 +301,7 @@ def test_listed_files_make_their_path_when_asked(tmp_path: Path) -> None:
     assert (listed.path_text, listed.name) == (str(folder / "PE3_send.csv"), "PE3_send.csv")
     made = _files.TraceFile(folder / "PE3_send.csv", 3, None)
     assert listed == made and hash(listed) == hash(made)
+    assert _files.TraceFile(str(folder / "PE3_send.csv"), 3, None) == made  # a str path too
     assert listed != _files.TraceFile(folder / "PE3_send.csv", 3, "x")
     assert listed._path is not None and listed.path == folder / "PE3_send.csv"
     assert repr(made) == (

@@ -14,6 +14,7 @@ import time
 from collections.abc import Sequence
 from itertools import repeat
 from operator import attrgetter
+from os import PathLike
 from pathlib import Path
 from typing import Any, NoReturn, cast
 
@@ -75,7 +76,8 @@ class TraceFile:
     ``shadowed`` lists files of the same PE and phase that this one was
     preferred to (``PE<i>_send.dat`` beside ``PE<i>_send.csv``,
     ``PE<i>_papi.csv`` beside ``PE<i>_PAPI.csv``): they are not read.
-    ``path_text`` is ``str(path)`` and ``name`` is ``path.name``. Read-only.
+    ``path_text`` is ``str(path)`` and ``name`` is ``path.name``. Read-only;
+    a ``path`` given as text is made a ``Path``.
 
     The files of a folder listing keep their path as text and make the
     ``Path`` only when it is asked for: the read opens the text, and
@@ -85,8 +87,13 @@ class TraceFile:
     __slots__ = ("_name", "_path", "_pe", "_phase", "_shadowed", "_text")
 
     def __init__(
-        self, path: Path, pe: int, phase: str | None, shadowed: tuple[Path, ...] = ()
+        self,
+        path: str | PathLike[str],
+        pe: int,
+        phase: str | None,
+        shadowed: tuple[Path, ...] = (),
     ) -> None:
+        path = path if isinstance(path, Path) else Path(path)
         self._path: Path | None = path
         self._text = str(path)
         self._name = path.name
