@@ -11,6 +11,7 @@ a window or depends on the global backend.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import importlib
 import io
@@ -943,6 +944,9 @@ def integer_rows(columns: list[np.ndarray]) -> bytes:
     the bytes ``DataFrame.to_csv`` writes for them, three times as fast
     (digits are computed for all rows at once; a 2 M-row pairs table of
     65,536 PEs took a second in ``to_csv``)."""
+    words = _word_rows(columns)
+    if words is not None:
+        return words
     n = len(columns[0])
     parts: list[np.ndarray] = []
     for k, column in enumerate(columns):
@@ -952,6 +956,81 @@ def integer_rows(columns: list[np.ndarray]) -> bytes:
     text = np.concatenate(parts, axis=1).ravel()
     rows: bytes = text[text != 0].tobytes()  # 0: padding before a short number
     return rows
+
+
+def _word_rows(columns: list[np.ndarray]) -> bytes | None:
+    """:func:`integer_rows` of columns of integers none negative, their text
+    made 4 bytes (one ``uint32``) at a time from tables, straight into the
+    rows; None for other columns (text rows, a negative value).
+
+    A field is its value's last 3 digits and the separator after them in one
+    word, and the digits before in words of 4 (base 10,000), left to right;
+    0 bytes stand for the zeros before a value's first digit and are taken
+    out at the end. A 65,536-PE pairs table (875,568 rows of six columns)
+    in half the time of a matrix of digits per column joined after.
+    """
+    if any(c.ndim != 1 or c.dtype.kind not in "iu" for c in columns):
+        return None
+    n = len(columns[0])
+    if not n:
+        return b""
+    tops = []
+    for column in columns:
+        if column.dtype.kind == "i" and int(column.min()) < 0:
+            return None
+        tops.append(int(column.max()))
+    last, high = _word_tables()
+    counts = [1 + -(-max(len(str(top)) - 3, 0) // 4) for top in tops]  # words a field
+    text = np.empty((n, sum(counts)), np.uint32)
+    at = 0
+    for k, (column, top, count) in enumerate(zip(columns, tops, counts, strict=True)):
+        work: np.ndarray = column.astype(np.uint32 if top < 2**32 else np.uint64)
+        thousand: Any = work.dtype.type(1000)  # (a numpy scalar: no conversion to int64)
+        base: Any = work.dtype.type(10_000)
+        rest = work // thousand
+        ends = (work - rest * thousand).astype(np.intp)
+        ends += (rest != 0) * 1000  # digits before: the last 3 keep their zeros
+        if k == len(columns) - 1:
+            ends += 2000  # a line end after, not a comma
+        text[:, at + count - 1] = last[ends]
+        for j in range(count - 2, -1, -1):  # the words before, right to left
+            above = rest // base
+            part = (rest - above * base).astype(np.intp)
+            part += (above != 0) * 10_000
+            text[:, at + j] = high[part]
+            rest = above
+        at += count
+    flat = text.view(np.uint8).ravel()
+    rows: bytes = flat[flat != 0].tobytes()
+    return rows
+
+
+@functools.lru_cache(maxsize=1)
+def _word_tables() -> tuple[np.ndarray, np.ndarray]:
+    """The words of :func:`_word_rows`, 4 text bytes each as one ``uint32``
+    (0 bytes where nothing is written). ``last[v + 1000 * p + 2000 * e]``:
+    the 3 digits of ``v`` (< 1,000), with its zeros before (``p``) or not
+    ("7", "0" for 0), then "," (``e`` = 0) or a line end. ``high[v + 10_000
+    * p]``: the 4 digits of ``v`` (< 10,000), with its zeros or not (0: none)."""
+
+    def digits(count: int, padded: bool) -> np.ndarray:
+        values = np.arange(10**count)
+        text = np.stack([(values // 10**k) % 10 + ord("0") for k in range(count - 1, -1, -1)], 1)
+        if not padded:  # no zeros before the first digit (0 itself: none at all)
+            shown = 1 + sum((values >= 10**k).astype(int) for k in range(1, count))
+            text = np.where(np.arange(count) >= count - shown[:, None], text, 0)
+            text[0] = 0
+        return text.astype(np.uint8)
+
+    blocks = []
+    for end in (",", "\n"):
+        for padded in (False, True):
+            words = np.column_stack([digits(3, padded), np.full(1000, ord(end))]).astype(np.uint8)
+            words[0, 2] = ord("0")  # a value's last digit is always written
+            blocks.append(words)
+    last = np.ascontiguousarray(np.concatenate(blocks)).view(np.uint32).ravel()
+    high = np.concatenate([digits(4, False), digits(4, True)]).view(np.uint32).ravel()
+    return last, high
 
 
 def _digit_matrix(values: np.ndarray) -> np.ndarray:
@@ -1029,10 +1108,25 @@ def iter_json(data: Any, *, _level: int = 0) -> Iterator[str]:
         return
     compact = json.JSONEncoder(allow_nan=False, separators=(", ", ": ")).encode
     yield "["
+    if isinstance(data, list):  # held already: its items' texts joined a slice at a time
+        between = ",\n" + inner
+        for start in range(0, len(data), _JOINED_ITEMS):
+            part = data[start : start + _JOINED_ITEMS]
+            # an item already JSON is written as it is
+            texts = [item if type(item) is JsonText else compact(item) for item in part]
+            yield ("\n" if not start else ",\n") + inner + between.join(texts)
+        yield "\n" + "  " * _level + "]"
+        return
     for k, item in enumerate(data):
         text = item if type(item) is JsonText else compact(item)  # already JSON: as it is
         yield ("\n" if not k else ",\n") + inner + text
     yield "\n" + "  " * _level + "]"
+
+
+#: Items of a long list whose texts are joined into one piece: a 65,536-PE
+#: summary's file entries are 17 pieces, not 65,536 (each one a generator
+#: step and a string copy), and never more than a slice's texts are held.
+_JOINED_ITEMS = 4096
 
 
 _PLAIN = frozenset({int, str, bool})

@@ -247,3 +247,35 @@ def test_a_file_added_to_a_cached_trace(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.undo()
     assert opened == []
     assert_same(plain(trace), warm)
+
+
+def test_a_warm_trace_gives_its_clean_files_as_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every file in the entry: those that skipped no line come back as
+    columns (no report each), the others as reports; the same numbers,
+    warnings (a src_pe mismatch in a clean file and in a noisy one, in file
+    order), entries and JSON as the read itself."""
+    from actorprof.read import FileColumns
+    from actorprof.write import dumps_json
+
+    trace = small_trace(tmp_path / "run", pes=6)
+    noisy = noisy_trace(tmp_path / "noisy")
+    shutil.copy(noisy / "PE2_send.csv", trace / "PE2_send.csv")  # skipped lines
+    for pe, other in ((4, 5), (2, 3)):  # lines of another PE's: mismatched
+        with open(trace / f"PE{pe}_send.csv", "a") as handle:
+            handle.write(f"{other // 2}, {other}, 0, 1, 8, 1721412345.5\n")
+    way = Engine(jobs=1, cache=True, cache_dir=tmp_path / "cache")
+    cold = engine(trace, way)
+    opened = trace_opens(monkeypatch)
+    warm = engine(trace, way)
+    monkeypatch.undo()
+    assert opened == []
+    held = warm[1]._pending
+    assert [len(c) for c in held if isinstance(c, FileColumns)] == [2, 3]  # PE0-1, PE3-5
+    assert [c.path for c in held if not isinstance(c, FileColumns)] == [str(trace / "PE2_send.csv")]
+    assert len(warm[1].warnings) == 2 and "PE2_send.csv" in warm[1].warnings[0]
+    texts = [dumps_json(r.file_entries()) for r in (cold[1], warm[1])]
+    assert texts[0] == texts[1]
+    assert_same(cold, warm)
+    assert_same(plain(trace), warm)

@@ -254,3 +254,71 @@ def test_listings_kept_within_the_block_only(tmp_path: Path, monkeypatch) -> Non
     assert _kept.current() is None
     find_pe_files(folder, "send")
     assert len(seen) == 3  # not settled: listed anew outside the block
+
+
+TRICKY = [
+    "PE1_send.csv",
+    "PE2_send_send.csv",  # phase "send"
+    "PE3_a_b_send.dat",
+    "PE4_send.csv_send.csv",  # phase "send.csv"
+    "PE5__send.csv",  # an empty phase: not a trace file
+    "PE6_send.csvx",
+    "PE7_PAPI.csv",
+    "PE8_x_papi.csv",
+    "PE9_papi.csv_PAPI.csv",  # phase "papi.csv"
+    "PE10_PAPI_PAPI.csv",  # phase "PAPI"
+    "PE11__PAPI.csv",
+    "PE12_send.csv.gz",
+    "PE13_send.dat",
+    "PE_send.csv",
+    "PE14_ _send.csv",  # phase " "
+]
+
+
+@pytest.mark.parametrize("kind", ["send", "papi"])
+def test_bulk_matching_gives_each_names_match(kind: str) -> None:
+    pattern = _files._PATTERNS[kind]
+    expected = [
+        (name, m["pe"], m["phase"] or "")
+        for name in TRICKY
+        if (m := pattern.fullmatch(name)) is not None
+    ]
+    assert _files._matched_names(TRICKY, kind) == expected
+    phases = {
+        "send": ["", "send", "a_b", "send.csv", "", " "],
+        "papi": ["", "x", "papi.csv", "PAPI"],
+    }
+    assert [row[2] for row in expected] == phases[kind]
+
+
+def test_listed_files_make_their_path_when_asked(tmp_path: Path) -> None:
+    import pickle
+
+    folder = _touch(tmp_path / "run", ["PE0_send.csv", "PE3_send.csv"])
+    files = find_pe_files(folder, "send")[""]
+    listed = files[1]
+    assert listed._path is None  # not made by the listing
+    assert (listed.path_text, listed.name) == (str(folder / "PE3_send.csv"), "PE3_send.csv")
+    made = _files.TraceFile(folder / "PE3_send.csv", 3, None)
+    assert listed == made and hash(listed) == hash(made)
+    assert _files.TraceFile(str(folder / "PE3_send.csv"), 3, None) == made  # a str path too
+    assert listed != _files.TraceFile(folder / "PE3_send.csv", 3, "x")
+    assert listed._path is not None and listed.path == folder / "PE3_send.csv"
+    assert repr(made) == (
+        f"TraceFile(path={folder / 'PE3_send.csv'!r}, pe=3, phase=None, shadowed=())"
+    )
+    again = pickle.loads(pickle.dumps(files[0]))
+    assert again == files[0] and again.path_text == files[0].path_text
+    with pytest.raises(AttributeError):
+        listed.pe = 4  # type: ignore[misc]
+    assert listed.pe == 3
+
+
+def test_compressed_names_found_among_many() -> None:
+    names = [f"PE{i}_send.csv" for i in range(3000)]
+    assert _files.compressed_pe_names(names, "send") == []
+    among = [*names[:5], "PE1_send.csv.zst", *names[5:]]
+    assert _files.compressed_pe_names(among, "send") == ["PE1_send.csv.zst"]
+    odd = ["PE1_send.csv.gz\nx", "PE2_send.csv.xz", "PE3_send.csv.bz2", "PE3.gz", "PE4_PAPI.csv.gz"]
+    assert _files.compressed_pe_names(odd, "send") == ["PE2_send.csv.xz", "PE3_send.csv.bz2"]
+    assert _files.compressed_pe_names(odd, "papi") == ["PE4_PAPI.csv.gz"]

@@ -406,6 +406,22 @@ def test_a_long_list_of_numbers_is_written_as_item_by_item(kind: str) -> None:
     assert dumps_json(items, _level=2) == _one_item_a_line(items, 2)
 
 
+@pytest.mark.parametrize("extra", [-1, 0, 1, 4096 + 5])
+def test_a_long_list_of_objects_is_written_a_slice_at_a_time(extra: int) -> None:
+    """Items' texts are joined a slice at a time (``_JOINED_ITEMS``): the text
+    item by item, at and around the slices' ends; an iterator the same."""
+    from actorprof._text import JsonText
+    from actorprof.write import _JOINED_ITEMS, dumps_json
+
+    n = 2 * _JOINED_ITEMS + extra
+    items: list[Any] = [{"i": k, "s": 'a"b'} if k % 3 else [k, None] for k in range(n)]
+    assert dumps_json({"k": items}) == '{\n  "k": ' + _one_item_a_line(items, 1) + "\n}"
+    assert dumps_json(iter(items), _level=2) == _one_item_a_line(items, 2)
+    texts = [JsonText(f'{{"i": {k}}}') if k % 2 else {"i": k} for k in range(n)]
+    as_dicts = [{"i": k} for k in range(n)]
+    assert dumps_json(texts) == _one_item_a_line(as_dicts, 0)
+
+
 def test_a_long_list_with_nan_is_refused_as_before() -> None:
     from actorprof.write import LONG_LIST, dumps_json
 

@@ -172,7 +172,8 @@ def test_file_columns_become_reports_in_file_order() -> None:
     assert report.file_count == 0 and report.to_dict()["files"] == []
 
 
-@pytest.mark.parametrize("count", [3, 1500])  # a short list is indented, a long one not
+# a short list is indented, a long one not (and written a slice of items at a time)
+@pytest.mark.parametrize("count", [3, 1500, 9000])
 def test_file_entries_as_text_are_written_as_their_dicts(count: int) -> None:
     from actorprof._text import JsonText
     from actorprof.write import iter_json

@@ -195,3 +195,45 @@ def test_what_the_fast_route_refuses() -> None:
     assert _plain_columns(pd.DataFrame({"f": [1.0, np.nan], "g": 1}), index=False) is not None
     frame = pd.DataFrame({"s": ["a", "é"], "b": [True, False]})
     assert _plain_columns(frame, index=False) is not None
+
+
+EDGES = [0, 1, 9, 10, 99, 100, 999, 1000, 1001, 9999, 10_000, 10_999, 99_999, 1_000_000,
+         9_999_999, 10_000_000, 10_001_000, 2**31 - 1, 2**32 - 1, 2**32, 10**12, 2**63 - 1,
+         10**19, 2**64 - 1]  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_word_rows_of_columns_none_negative(seed: int) -> None:
+    """Non-negative integer columns take the word route: the text to_csv writes,
+    at the edges of its 3- and 4-digit words, every dtype, the last column too."""
+    from actorprof.write import _word_rows
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    columns = {}
+    for k in range(int(rng.integers(1, 7))):
+        dtype = np.dtype(str(rng.choice(DTYPES)))
+        top = int(np.iinfo(dtype).max)
+        edges = [v for v in EDGES if v <= top]
+        values = rng.integers(0, min(top, 10 ** int(rng.integers(1, 20))), n, dtype=dtype)
+        chosen = rng.integers(0, n, min(n, len(edges)))
+        values[chosen] = np.array(edges[: len(chosen)], dtype=dtype)
+        columns[f"c{k}"] = values
+    frame = pd.DataFrame(columns)
+    fields = [frame[c].to_numpy() for c in frame.columns]
+    expected = frame.to_csv(index=False, header=False, lineterminator="\n").encode()
+    assert _word_rows(fields) == expected
+    assert integer_rows(fields) == expected
+    every = np.array(EDGES, dtype=np.uint64)
+    assert _word_rows([every, every[::-1].copy()]) == b"".join(
+        b"%d,%d\n" % (a, b) for a, b in zip(EDGES, EDGES[::-1], strict=True)
+    )
+
+
+def test_word_rows_leave_negative_and_text_columns_to_digit_matrices() -> None:
+    from actorprof.write import _word_rows
+
+    assert _word_rows([np.array([1, -2])]) is None
+    assert _word_rows([np.array([1, 2]), np.zeros((2, 3), np.uint8)]) is None
+    assert integer_rows([np.array([5, -20]), np.array([0, 7], np.uint8)]) == b"5,0\n-20,7\n"
+    assert _word_rows([np.array([], np.int64)]) == b""

@@ -13,6 +13,7 @@ those of the plain reader (:func:`actorprof.iter_papi`).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -191,7 +192,7 @@ def reduce_papi(
         results[0] = reduce_papi_unit(units[0], progress)
     else:
         planned = report.sizes_planned  # the files' stat at the plan: not again (65,536 of them)
-        sizes = planned if len(planned) == len(files) else [_size(f.path) for f in files]
+        sizes = planned if len(planned) == len(files) else [_size(f.path_text) for f in files]
         units = _plan(files, sizes, spec, num_pes, engine, workers)
     done_bytes = done_files = 0
     for unit, result in run_map(reduce_papi_unit, units if not results else [], engine):
@@ -256,8 +257,8 @@ def _plan(
     return units
 
 
-def _size(path: Path) -> int:
+def _size(path: str) -> int:
     try:
-        return path.stat().st_size
+        return os.stat(path).st_size
     except OSError:
         return 0

@@ -73,7 +73,7 @@ def load_papi(
         skipped, examples = extras.get(str(i), ({}, []))
         report.files.append(
             FileReport(
-                str(f.path),
+                f.path_text,
                 pe=f.pe,
                 phase=f.phase,
                 lines_read=int(accounting[i, 0]),
@@ -101,10 +101,10 @@ def _read(
     if meta["key"] != key:
         raise ValueError("key mismatch")
     names = meta["names"]
-    if names != [f.path.name for f in files]:
+    if names != [f.name for f in files]:
         return None
     for f, stat in zip(files, stats.tolist(), strict=True):
-        if file_stat(f.path) != tuple(stat):
+        if file_stat(f.path_text) != tuple(stat):
             return None
     columns = ["pe", "mailbox", "lines", "num_sends", *counters]
     if accounting.shape != (len(files), len(_ACCOUNTING)) or table.shape[1:] != (len(columns),):
@@ -138,13 +138,13 @@ def save_papi(
     """Store a whole read as the trace's entry, then keep the cache under its
     cap (errors while writing are ignored: it is a cache)."""
     found = _entry(cache, trace, phase, options)
-    stats = [file_stat(f.path) for f in files]
+    stats = [file_stat(f.path_text) for f in files]
     if found is None or any(s is None for s in stats) or len(reports) != len(files):
         return
     key, entry = found
     meta = {
         "key": key,
-        "names": [f.path.name for f in files],
+        "names": [f.name for f in files],
         "max_src_pe": max_src_pe,
         "warnings": warnings,
         "extras": {

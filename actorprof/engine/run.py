@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from itertools import pairwise
+from itertools import pairwise, repeat
 from os import PathLike
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -40,6 +40,7 @@ from ..read import (
     logical_files,
     require_trace_lines,
     stat_planned,
+    trace_file_columns,
 )
 from ..schema import LOGICAL_COLUMNS
 from .batch import SmallFiles, reduce_small_files
@@ -372,13 +373,15 @@ def _account_clean(
 ) -> None:
     """Rows ``start:stop`` of ``clean`` (files one after another) into ``report``."""
     at = clean.at[start:stop].tolist()
-    chosen = [files[i] for i in at]
+    chosen = list(map(files.__getitem__, at))
+    paths, pes, phases = trace_file_columns(chosen)
+    file_pes: list[int | None] = list(pes)
     report.add_files(
         [
             FileColumns(
-                [str(f.path) for f in chosen],
-                [f.pe for f in chosen],
-                [f.phase for f in chosen],
+                paths,
+                file_pes,
+                phases,
                 clean.lines_read[start:stop],
                 clean.lines_blank[start:stop],
                 clean.bytes_read[start:stop],
@@ -408,31 +411,37 @@ def _results(
 ) -> tuple[dict[int, FileResult], CleanFiles | None]:
     """Every file's result (from the cache, or read), by index; partials
     summed into ``acc``. Without the cache, the files read whole without a
-    skipped line come as columns (``at``: their indexes), not in the dict."""
+    skipped line come as columns (``at``: their indexes), not in the dict;
+    so do those of a trace the cache holds whole (nothing read)."""
     from .cache import TraceCache
 
     cache = TraceCache(engine.cache_dir) if engine.cache else None
     # the PE-id limit decides which lines are skipped: part of the key
     options = {"columns": list(LOGICAL_COLUMNS), "reader": 2, "pe_limit": report.pe_limit}
     found: dict[int, FileResult] = {}
+    clean: list[CleanFiles] = []
     loaded = None
     if cache is not None:
         loaded = cache.load(
             path, files, phase=phase, options=options, report=report, sizes=acc.sizes
         )
         found = loaded.found
+        if loaded.clean is not None:  # every file loaded: those in columns are not in found
+            clean.append(loaded.clean)
         if loaded.total is not None:
             acc.add_partial(loaded.total)
         else:
             for hit in found.values():
                 acc.add_partial(hit.partial)
     done_bytes = sum(hit.report.bytes_read for hit in found.values())
-    done_files = hits = len(found)
+    done_bytes += sum(int(c.bytes_read.sum()) for c in clean)
+    hits = len(found)
+    done_files = hits + sum(len(c.at) for c in clean)
     if progress is not None:
         progress.update(done_bytes, done_files)
     planned = report.sizes_planned
     by_count = len(planned) != len(files)  # not stat'ed (Engine.count_plan_files)
-    todo = [i for i in range(len(files)) if i not in found]
+    todo = [] if clean else [i for i in range(len(files)) if i not in found]
     if by_count:
         serial = False
         units = _plan_by_count(files, todo, report, engine, cache is not None, acc.sizes)
@@ -446,7 +455,6 @@ def _results(
         for item in unit.items:
             left[item.file] += 1
     parts: dict[int, list[RangeResult]] = {}
-    clean: list[CleanFiles] = []
     for unit, result in _run(units, engine, serial=serial):
         acc.add_partial(result.total)
         if result.clean is not None:
@@ -552,9 +560,9 @@ def _plan(
             cuts = _cuts(f.path, size, engine.split_bytes)
             stops: list[int | None] = [*cuts[1:], None]
             for a, b in zip(cuts, stops, strict=True):
-                units.append(Unit((Item(i, str(f.path), a, b, f.pe, False),), **make))
+                units.append(Unit((Item(i, f.path_text, a, b, f.pe, False),), **make))
             continue
-        batch.append(Item(i, str(f.path), 0, None, f.pe, size <= engine.block_bytes))
+        batch.append(Item(i, f.path_text, 0, None, f.pe, size <= engine.block_bytes))
         batch_bytes += size
         if batch_bytes >= target:
             units.append(Unit(tuple(batch), **make))
@@ -581,10 +589,16 @@ def _plan_by_count(
     make = _unit_fields(report, engine, packed, by_size)
     count = min(len(todo), 4 * engine.workers)
     bounds = [len(todo) * k // count for k in range(count + 1)] if count else [0]
+    texts, pes, _ = trace_file_columns(files)
     units = []
     for start, stop in pairwise(bounds):
         chosen = todo[start:stop]
-        items = tuple(Item(i, str(files[i].path), 0, None, files[i].pe, True) for i in chosen)
+        n = len(chosen)
+        paths = map(texts.__getitem__, chosen)
+        ids = map(pes.__getitem__, chosen)
+        rows = zip(chosen, paths, repeat(0, n), repeat(None, n), ids, repeat(True, n), strict=True)
+        # made by tuple.__new__ (C), not Item's own __new__ (a Python frame each)
+        items = tuple(map(tuple.__new__, repeat(Item, n), rows))
         units.append(Unit(items, **make))
     return units
 

@@ -72,7 +72,7 @@ def read_times(
     reader = _TimesReader(files, report, acc, extremes, block_bytes)
     done = 0  # files before this one are read
     every_line = False  # a key per line, once a group showed lines mostly distinct
-    paths = [str(f.path) for f in files]
+    paths = [f.path_text for f in files]
     for joined in joined_small_files(paths, block_bytes, block_bytes):
         # the files left out (unreadable, empty, larger, a cut line) are read
         # on their own in their place: a group is cut where one is missing
@@ -107,7 +107,7 @@ class _TimesReader:
     def file(self, i: int) -> None:
         """File ``i`` on its own: the block loop, block by block."""
         trace_file = self.files[i]
-        path = str(trace_file.path)
+        path = trace_file.path_text
         file_report = FileReport(path, pe=trace_file.pe, phase=trace_file.phase)
         self.report.files.append(file_report)
         table = new_key_table()
@@ -182,7 +182,7 @@ class _TimesReader:
         for j, trace_file in enumerate(chosen):
             self.report.files.append(
                 FileReport(
-                    str(trace_file.path),
+                    trace_file.path_text,
                     pe=trace_file.pe,
                     phase=trace_file.phase,
                     lines_read=int(lines[j]),
@@ -197,6 +197,6 @@ class _TimesReader:
         if micros is not None and len(micros):
             starts = np.cumsum(lines) - lines
             line = np.arange(len(micros), dtype=np.int64) - starts[file_of_line] + 1
-            paths = [str(f.path) for f in chosen]
+            paths = [f.path_text for f in chosen]
             self.extremes.add_files(paths, file_of_line, micros / 1_000_000, line)
         return table.size > len(key_ids) // 2

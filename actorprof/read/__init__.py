@@ -51,6 +51,7 @@ __all__ = [
     "small_file_text",
     "stat_planned",
     "stdout_file",
+    "trace_file_columns",
 ]
 
 # Imported on first use, so that a command loads only the modules it runs
@@ -96,6 +97,7 @@ _EXPORTS = {
     "small_file_text": "_files",
     "stat_planned": "_files",
     "stdout_file": "_files",
+    "trace_file_columns": "_files",
 }
 
 if TYPE_CHECKING:
@@ -111,6 +113,7 @@ if TYPE_CHECKING:
         small_file_text,
         stat_planned,
         stdout_file,
+        trace_file_columns,
     )
     from ._joined import JoinedFiles, joined_small_files
     from ._kept import listings_kept

@@ -231,7 +231,7 @@ def _read_file(
     file_column: bool = False,
 ) -> Iterator[pd.DataFrame]:
     """The frames of one file (appended to ``report``), and its warnings."""
-    file_report = FileReport(str(trace_file.path), pe=trace_file.pe, phase=trace_file.phase)
+    file_report = FileReport(trace_file.path_text, pe=trace_file.pe, phase=trace_file.phase)
     report.files.append(file_report)
     index = len(report.files) - 1
     mismatched = 0
@@ -272,7 +272,7 @@ def _read_batched(
     size = 0
     target = block_bytes
     for trace_file in files:
-        data = small_file_text(trace_file.path, block_bytes)
+        data = small_file_text(trace_file.path_text, block_bytes)
         alone = data is not None and not group and len(data) >= target
         if data is None or alone:
             yield from _read_group(
@@ -344,7 +344,7 @@ def _read_group(
     for j, (trace_file, data) in enumerate(group):
         report.files.append(
             FileReport(
-                str(trace_file.path),
+                trace_file.path_text,
                 pe=trace_file.pe,
                 phase=trace_file.phase,
                 lines_read=int(lines[j]),

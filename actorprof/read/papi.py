@@ -429,7 +429,7 @@ def _papi_frames(
     group: list[tuple[TraceFile, bytes]] = []
     size = 0
     for trace_file in files:
-        text = small_file_text(trace_file.path, limit)
+        text = small_file_text(trace_file.path_text, limit)
         if text is None or size + len(text) > limit:
             yield from _group_frames(group, spec, report, check, block_bytes, line_numbers)
             group, size = [], 0
@@ -492,7 +492,7 @@ def _joined_frames(
     for j, (trace_file, text) in enumerate(segment):
         start, stop = int(bounds[j]), int(bounds[j + 1])
         file_report = FileReport(
-            str(trace_file.path),
+            trace_file.path_text,
             pe=trace_file.pe,
             phase=trace_file.phase,
             lines_read=stop - start,
@@ -525,7 +525,7 @@ def _file_frames(
     line_numbers: bool,
 ) -> Iterator[pd.DataFrame]:
     """One file read on its own, in blocks of ``block_bytes``."""
-    file_report = FileReport(str(trace_file.path), pe=trace_file.pe, phase=trace_file.phase)
+    file_report = FileReport(trace_file.path_text, pe=trace_file.pe, phase=trace_file.phase)
     report.files.append(file_report)
     mismatched = main_lines = bad_mailbox = 0
     for frame in scan_csv(
