@@ -57,9 +57,11 @@ __all__ = [
     "RunSide",
     "RunTraces",
     "SelfSends",
+    "SendTimes",
     "Severity",
     "SkippedLine",
     "Timeline",
+    "TimelineAccumulator",
     "TimelineArrays",
     "TimelineView",
     "Topology",
@@ -227,6 +229,7 @@ _EXPORTS: dict[str, str] = {
     "TimelineArrays": "plot",
     # time
     "Timeline": "analyze.timeline",
+    "TimelineAccumulator": "analyze.timeline",
     "send_timeline": "analyze.timeline",
     "TimelineView": "kinds",
     "PhaseSpan": "kinds.timeline",
@@ -266,6 +269,7 @@ _EXPORTS: dict[str, str] = {
     "report_findings": "report",
     # what the readers take: a reading engine, a progress display
     "Engine": "engine",
+    "SendTimes": "engine",
     "ProgressSink": "_progress",
 }
 
@@ -323,8 +327,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .analyze.conveyors.check import Verdict
     from .analyze.conveyors.model import TopologyKind
     from .analyze.matrix import CommPartial, Level, Metric, SelfSends
-    from .analyze.timeline import Timeline, send_timeline
-    from .engine import Engine
+    from .analyze.timeline import Timeline, TimelineAccumulator, send_timeline
+    from .engine import Engine, SendTimes
     from .errors import ActorProfError, ActorProfWarning, NoTraceError, TraceFormatError, UsageError
     from .kinds import (
         AggregationView,

@@ -202,10 +202,11 @@ def _fuzz_line(rng: np.random.Generator, pe: int, micros: int, kind: str) -> str
     return f"{head}, {stamp}"
 
 
-def fuzz_run(folder: Path, seed: int) -> Path:
+def fuzz_run(folder: Path, seed: int, odd: tuple[str, ...] = ODD_LINES) -> Path:
     """A run of a few PE files: small ones (read in groups) and ones of many
-    blocks; canonical lines mixed, at a rate of the file's own, with odd ones;
-    times at bin edges (1 ms) and a microsecond on either side."""
+    blocks; canonical lines mixed, at a rate of the file's own, with odd ones
+    (kinds of ``odd``); times at bin edges (1 ms) and a microsecond on either
+    side."""
     rng = np.random.default_rng(seed)
     folder.mkdir()
     for pe in range(int(rng.integers(2, 24))):
@@ -213,9 +214,7 @@ def fuzz_run(folder: Path, seed: int) -> Path:
         micros = T0 + np.sort(rng.integers(0, 30_000, n)) * 1000
         micros += rng.choice([-1, 0, 0, 1, 417], n)
         rate = float(rng.choice([0.0, 0.0, 0.01, 0.1, 0.5]))
-        kinds = [
-            str(rng.choice(ODD_LINES)) if rng.random() < rate else "canonical" for _ in range(n)
-        ]
+        kinds = [str(rng.choice(odd)) if rng.random() < rate else "canonical" for _ in range(n)]
         if rng.random() < 0.1:
             kinds = ["untimed"] * n
         elif rng.random() < 0.02:  # no trace line at all: the read fails here

@@ -22,12 +22,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .._repr import Summarized, count
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "EXACT_MICROS",
@@ -287,6 +289,8 @@ class TimelineAccumulator:
 
         Bins widen first if the times kept span more than ``bin_limit`` bins.
         """
+        import pandas as pd
+
         self._consolidate()
         n = max(self.num_pes, num_pes or 0)
         index = pd.RangeIndex(n, name="pe")
@@ -455,6 +459,8 @@ def rebin_onto(timeline: Timeline, width_s: float, origin_s: float) -> Timeline 
     None when its own bins do not nest into those (its width does not divide
     ``width_s`` or ``origin_s`` is not on one of its edges): use :func:`rebin`.
     """
+    import pandas as pd
+
     if timeline.start_s is None:
         return None
     own_us, width_us = round(timeline.bin_s * 1e6), round(width_s * 1e6)
@@ -592,10 +598,13 @@ def send_timeline(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> df = pd.DataFrame({"src_pe": [0, 0, 1], "time_s": [10.0, 10.0004, 10.0021]})
     >>> send_timeline(df).counts.to_numpy().tolist()
     [[2, 0], [0, 0], [0, 1]]
     """
+    import pandas as pd
+
     acc = TimelineAccumulator(base_s=base_s, max_bins=max_bins)
     for frame in [data] if isinstance(data, pd.DataFrame) else data:
         acc.add(frame)
@@ -611,6 +620,8 @@ def rebin(timeline: Timeline, bins: int) -> Timeline:
     ValueError
         ``bins`` < 1.
     """
+    import pandas as pd
+
     if bins < 1:
         raise ValueError(f"bins must be >= 1, got {bins}")
     n = len(timeline.counts)

@@ -20,12 +20,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..analyze.matrix import CommPartial
 from ..read import JoinedFiles, canonical_lines, joined_small_files, new_key_table
 from .map import Packed
+
+if TYPE_CHECKING:
+    from ..analyze.timeline import TimelineAccumulator
 
 __all__ = ["SmallFiles", "reduce_small_files"]
 
@@ -63,6 +67,7 @@ def reduce_small_files(
     block_bytes: int,
     per_file: bool = True,
     sizes: bool = False,
+    times: TimelineAccumulator | None = None,
 ) -> SmallFiles:
     """Reduce whole small files ``(path, pe)`` in groups of about ``block_bytes``.
 
@@ -70,14 +75,16 @@ def reduce_small_files(
     read on its own (unreadable, empty, larger than ``block_bytes``, or not
     made of canonical lines only). ``per_file`` false: only their partials'
     sum is made (no per-file cells to sort and send back). ``sizes``: cells
-    are per (src, dst, message size), not per pair.
+    are per (src, dst, message size), not per pair. ``times``: the send
+    times of the files read so are binned into it too (as the timeline's
+    map step bins a group: :mod:`actorprof.engine.timeline_map`).
     """
     chunks: list[_Chunk] = []
     pes = np.array([-1 if pe is None else pe for _, pe in files], dtype=np.int64)
     every_line = False  # a key per line, once a group showed lines mostly distinct
     # the files left out (unreadable, empty, larger, a cut line) are read on their own
     for group in joined_small_files((path for path, _ in files), block_bytes, block_bytes):
-        every_line = _reduce_group(group, pes, chunks, pe_limit, every_line, per_file, sizes)
+        every_line = _reduce_group(group, pes, chunks, pe_limit, every_line, per_file, sizes, times)
     return _joined(chunks, per_file)
 
 
@@ -153,6 +160,7 @@ def _reduce_group(
     every_line: bool,
     per_file: bool,
     sizes: bool = False,
+    times: TimelineAccumulator | None = None,
 ) -> bool:
     """Reduce one group of files into ``chunks`` (``pes``: each file's PE, -1
     for none, by position); returns whether most of its lines had a key of
@@ -164,7 +172,7 @@ def _reduce_group(
         if len(group) > 1:  # find the odd files; the others stay on this route
             half = len(group) // 2
             for part in (group.part(0, half), group.part(half, len(group))):
-                _reduce_group(part, pes, chunks, pe_limit, every_line, per_file, sizes)
+                _reduce_group(part, pes, chunks, pe_limit, every_line, per_file, sizes, times)
         return every_line
     key_ids, micros = found
     lines = group.lines
@@ -172,8 +180,12 @@ def _reduce_group(
         return every_line
     n = len(group)
     values = table.values
+    src = values[key_ids, 1]
+    if times is not None and len(key_ids):  # senders and receivers get a row
+        top = max(int(src.max()), int(values[:, 3][key_ids].max()))
+        times.add_micros(src, micros, top_pe=top)
     pe_of_line = np.repeat(pes[group.at], lines)
-    odd = (values[key_ids, 1] != pe_of_line) & (pe_of_line >= 0)
+    odd = (src != pe_of_line) & (pe_of_line >= 0)
     mismatched = np.zeros(n, dtype=np.int64)
     if odd.any():
         file_of_line = np.repeat(np.arange(n, dtype=np.int64), lines)

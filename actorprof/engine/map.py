@@ -5,18 +5,25 @@
 reduces each block as it comes: canonical blocks by their key ids (no
 DataFrame is built), others by the reference parser's frame. Line numbers
 are relative to the range; :func:`merge_ranges` makes them absolute by
-counting the lines of the ranges before.
+counting the lines of the ranges before. Asked for (``times``: the
+report's one read, docs/performance.md), the same blocks' send times are
+binned into a :class:`~actorprof.analyze.timeline.TimelineAccumulator` as
+the timeline's map step (:mod:`actorprof.engine.timeline_map`) bins them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..analyze.matrix import CommPartial
 from ..errors import TraceFormatError
 from ..read import FAST_BLOCK_BYTES, FileReport, logical_blocks, new_key_table
+
+if TYPE_CHECKING:  # imported by the unit that bins times (it imports no pandas)
+    from ..analyze.timeline import TimelineAccumulator
 
 __all__ = [
     "CleanFiles",
@@ -63,6 +70,7 @@ def reduce_range(
     reason: str = "",
     block_bytes: int = FAST_BLOCK_BYTES,
     sizes: bool = False,
+    times: TimelineAccumulator | None = None,
 ) -> RangeResult:
     """Reduce the lines in bytes ``[start, stop)`` of ``path`` (None: to the end).
 
@@ -71,6 +79,11 @@ def reduce_range(
     ``reason``. An unreadable file is returned in ``error``, not raised, so a
     worker always answers. ``sizes``: cells of one message size each (a
     cell per (src, dst, size) once compacted with ``sizes=True``).
+    ``times``: also bin every line's send time into it (every block's
+    times are then tokenized, not only their range), as
+    :mod:`actorprof.engine.timeline_map` bins a whole file's: the same
+    lines, so the same bins, counts and PEs (they are sums: they do not
+    depend on where a file is cut).
     """
     report = FileReport(path, pe=file_pe)
     partial = CommPartial()
@@ -84,7 +97,7 @@ def reduce_range(
             table,
             start=start,
             stop=stop,
-            all_times=False,
+            all_times=times is not None,
             pe_limit=pe_limit,
             reason=reason,
             block_bytes=block_bytes,
@@ -92,6 +105,8 @@ def reduce_range(
             if block.key_ids is None:
                 frame = block.to_frame(table)
                 partial.add_frame(frame, sizes=sizes)
+                if times is not None:
+                    times.add(frame)
                 if file_pe is not None and len(frame):
                     result.mismatched += int((frame["src_pe"].to_numpy() != file_pe).sum())
                 continue
@@ -99,6 +114,9 @@ def reduce_range(
             if len(counts) > len(key_counts):
                 key_counts = np.r_[key_counts, np.zeros(len(counts) - len(key_counts), np.int64)]
             key_counts[: len(counts)] += counts
+            if times is not None and len(block.key_ids):
+                src = table.values[:, 1][block.key_ids]
+                times.add_micros(src, block.micros, top_pe=int(src.max()))
             if block.time_range is not None:
                 low, high = block.time_range
                 partial.add_times(low / 1_000_000, high / 1_000_000)
@@ -106,6 +124,8 @@ def reduce_range(
         result.error = (exc.line, exc.message)
         return result
     result.mismatched += _add_keys(partial, table.values, key_counts, file_pe)
+    if times is not None and key_counts.any():  # PEs that only receive get a row
+        times.note_pes(int(table.values[: len(key_counts), 3][key_counts > 0].max()))
     return result
 
 
@@ -215,13 +235,15 @@ class UnitResult:
     (whole files without a skipped line, as columns); ``total`` is the
     unit's partials summed (compacted in the worker, so the reduce only
     joins a few large sorted partials); ``packed``, when asked for (the
-    cache keeps each file's partial), holds every item's own partial.
+    cache keeps each file's partial), holds every item's own partial;
+    ``times``, when asked for, the unit's send times binned.
     """
 
     ranges: list[RangeResult | None]
     total: CommPartial
     packed: Packed | None = None
     clean: CleanFiles | None = None
+    times: TimelineAccumulator | None = None
 
 
 _CELLS = ("src", "dst", "counts", "nbytes")

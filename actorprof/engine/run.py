@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from itertools import pairwise, repeat
 from os import PathLike
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -54,10 +54,14 @@ from .map import (
     reduce_range,
 )
 
+if TYPE_CHECKING:  # imported where times are binned (the map's workers import no pandas)
+    from ..analyze.timeline import TimelineAccumulator
+
 __all__ = [
     "DEFAULT_SPLIT_BYTES",
     "SCHEDULER_TIMEOUT_S",
     "Engine",
+    "SendTimes",
     "reduce_logical",
     "run_map",
 ]
@@ -95,7 +99,9 @@ class Unit:
 
     ``packed``: return each item's partial too (for the cache), not only
     their sum. ``sizes``: cells per (src, dst, message size), not per pair
-    (``reduce_logical(sizes=True)``).
+    (``reduce_logical(sizes=True)``). ``times``: ``(base_s, max_bins)`` of
+    a :class:`~actorprof.analyze.timeline.TimelineAccumulator` into which
+    the unit bins its send times too (:class:`SendTimes`).
     """
 
     items: tuple[Item, ...]
@@ -104,13 +110,21 @@ class Unit:
     block_bytes: int = FAST_BLOCK_BYTES
     packed: bool = False
     sizes: bool = False
+    times: tuple[float, int] | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         # items as columns: a tuple per field pickles in a tenth of the time
         # of thousands of named tuples (8,192 files: 17 ms -> 1.3 ms, in the
         # main process's queue feeder thread)
         columns = tuple(zip(*self.items, strict=True))
-        fields = (self.pe_limit, self.reason, self.block_bytes, self.packed, self.sizes)
+        fields = (
+            self.pe_limit,
+            self.reason,
+            self.block_bytes,
+            self.packed,
+            self.sizes,
+            self.times,
+        )
         return _unit_of_columns, (columns, *fields)
 
 
@@ -121,9 +135,10 @@ def _unit_of_columns(
     block_bytes: int,
     packed: bool,
     sizes: bool,
+    times: tuple[float, int] | None = None,
 ) -> Unit:
     items = tuple(map(Item, *columns)) if columns else ()
-    return Unit(items, pe_limit, reason, block_bytes, packed, sizes)
+    return Unit(items, pe_limit, reason, block_bytes, packed, sizes, times)
 
 
 def run_unit(unit: Unit) -> UnitResult:
@@ -131,10 +146,17 @@ def run_unit(unit: Unit) -> UnitResult:
 
     Whole small files read in groups come back as columns
     (:class:`~actorprof.engine.batch.SmallFiles`: no object per file), the
-    other items as one :class:`RangeResult` each.
+    other items as one :class:`RangeResult` each; with ``unit.times``, the
+    send times of every item binned in ``times``.
     """
     pad_worker_heap()
     items = unit.items
+    times = None
+    if unit.times is not None:
+        from ..analyze.timeline import TimelineAccumulator
+
+        base_s, max_bins = unit.times
+        times = TimelineAccumulator(base_s=base_s, max_bins=max_bins)
     whole = [k for k, it in enumerate(items) if it.small]
     batched = np.zeros(len(items), dtype=np.bool_)
     small = None
@@ -145,6 +167,7 @@ def run_unit(unit: Unit) -> UnitResult:
             block_bytes=unit.block_bytes,
             per_file=unit.packed,
             sizes=unit.sizes,
+            times=times,
         )
         small.at = np.asarray(whole, dtype=np.int64)[small.at]  # positions in the unit
         batched[small.at] = True
@@ -161,6 +184,7 @@ def run_unit(unit: Unit) -> UnitResult:
             reason=unit.reason,
             block_bytes=unit.block_bytes,
             sizes=unit.sizes,
+            times=times,
         )
         assert found.partial is not None
         parts[k] = found.partial.compact(sizes=unit.sizes)
@@ -182,7 +206,7 @@ def run_unit(unit: Unit) -> UnitResult:
     if clean is not None:
         for k in clean.at.tolist():
             ranges[k] = None
-    return UnitResult(ranges, total.compact(sizes=unit.sizes), packed, clean)
+    return UnitResult(ranges, total.compact(sizes=unit.sizes), packed, clean, times)
 
 
 def _clean(
@@ -287,6 +311,29 @@ class Engine:
         return available_cpus()
 
 
+@dataclass
+class SendTimes:
+    """The send times binned in the matrix's read: the timeline's map step in
+    the same pass (``actorprof report`` reads the logical trace once).
+
+    Given to :func:`reduce_logical`, which fills ``binned`` and ``report``
+    once the read succeeded, when every file was read (none came from the
+    cache, which keeps no times): ``binned`` holds every line's send time
+    binned as :func:`actorprof.engine.timeline.reduce_times` bins them
+    (bins, untimed and outlier counts, PEs: sums, whatever the units), and
+    ``report`` a copy of the read's accounting as the read ended (the
+    timeline's read fills its own the same way). Not the extremes that
+    name outliers by file and line: only a read of whole files in order
+    names them as the timeline does, so a phase whose times have outliers
+    is read again by :func:`actorprof.kinds.timeline.timeline_view`.
+    """
+
+    base_s: float = 1e-3
+    max_bins: int = 100_000
+    binned: TimelineAccumulator | None = None
+    report: ReadReport | None = None
+
+
 def reduce_logical(
     path: str | PathLike[str],
     *,
@@ -296,6 +343,7 @@ def reduce_logical(
     engine: Engine | None = None,
     progress: ProgressSink | None = None,
     sizes: bool = False,
+    times: SendTimes | None = None,
 ) -> CommAccumulator:
     """Read a logical trace with ``engine`` and return the summed accumulator.
 
@@ -303,10 +351,14 @@ def reduce_logical(
     line accounting, warnings) and raises the same errors. ``sizes``: also
     count the messages per (source, destination, message size), in the same
     read (:attr:`~actorprof.analyze.matrix.CommMatrices.mixed_sizes`).
+    ``times``: also bin the send times, in the same read, when every file
+    is read (:class:`SendTimes`; with the cache, only when none is in it).
     """
     engine = engine or Engine()
     if engine.split_bytes < 1 or engine.block_bytes < 1:
         raise UsageError("split_bytes and block_bytes must be >= 1")
+    if times is not None:
+        times.binned = times.report = None
     report.kind = "logical"
     start_workers_early(engine, path)
     with _no_collection_pauses():
@@ -317,8 +369,12 @@ def reduce_logical(
         if progress is not None:
             progress.begin(report.bytes_planned, report.files_planned)
         acc = CommAccumulator(num_pes, sizes=sizes)
-        found, clean = _results(Path(path), phase, files, report, engine, progress, acc)
+        found, clean, binned = _results(
+            Path(path), phase, files, report, engine, progress, acc, times
+        )
         _account(files, found, clean, report)
+    if times is not None and binned is not None:
+        times.binned, times.report = binned, report.copy()
     return acc
 
 
@@ -408,11 +464,14 @@ def _results(
     engine: Engine,
     progress: ProgressSink | None,
     acc: CommAccumulator,
-) -> tuple[dict[int, FileResult], CleanFiles | None]:
+    times: SendTimes | None = None,
+) -> tuple[dict[int, FileResult], CleanFiles | None, TimelineAccumulator | None]:
     """Every file's result (from the cache, or read), by index; partials
     summed into ``acc``. Without the cache, the files read whole without a
     skipped line come as columns (``at``: their indexes), not in the dict;
-    so do those of a trace the cache holds whole (nothing read)."""
+    so do those of a trace the cache holds whole (nothing read). With
+    ``times``, and no file from the cache, the send times binned too (else
+    None)."""
     from .cache import TraceCache
 
     cache = TraceCache(engine.cache_dir) if engine.cache else None
@@ -439,17 +498,24 @@ def _results(
     done_files = hits + sum(len(c.at) for c in clean)
     if progress is not None:
         progress.update(done_bytes, done_files)
+    binned = spec = None
+    if times is not None and not done_files:  # a cached file has no times: no use binning the rest
+        from ..analyze.timeline import TimelineAccumulator
+
+        spec = (times.base_s, times.max_bins)
+        binned = TimelineAccumulator(base_s=times.base_s, max_bins=times.max_bins)
     planned = report.sizes_planned
     by_count = len(planned) != len(files)  # not stat'ed (Engine.count_plan_files)
     todo = [] if clean else [i for i in range(len(files)) if i not in found]
+    packed = cache is not None
     if by_count:
         serial = False
-        units = _plan_by_count(files, todo, report, engine, cache is not None, acc.sizes)
+        units = _plan_by_count(files, todo, report, engine, packed, acc.sizes, spec)
     else:
         sizes = {i: planned[i] for i in todo}
         serial = sum(sizes.values()) < engine.parallel_min_bytes
         workers = 1 if serial else engine.workers
-        units = _plan(files, sizes, report, engine, workers, cache is not None, acc.sizes)
+        units = _plan(files, sizes, report, engine, workers, packed, acc.sizes, spec)
     left = dict.fromkeys(todo, 0)
     for unit in units:
         for item in unit.items:
@@ -457,6 +523,8 @@ def _results(
     parts: dict[int, list[RangeResult]] = {}
     for unit, result in _run(units, engine, serial=serial):
         acc.add_partial(result.total)
+        if binned is not None and result.times is not None:
+            binned.merge(result.times)  # exact in any order: sums
         if result.clean is not None:
             if cache is None:  # as columns, by file index
                 index = np.fromiter((item.file for item in unit.items), np.int64, len(unit.items))
@@ -491,7 +559,7 @@ def _results(
             loaded=loaded,
             sizes=acc.sizes,
         )
-    return found, CleanFiles.join(*clean) if clean else None
+    return found, CleanFiles.join(*clean) if clean else None, binned
 
 
 #: The partial of a file whose partial is not kept (no cache): never added to.
@@ -524,13 +592,20 @@ def _clean_files(
         found[item.file] = FileResult(report, partial, mismatched)
 
 
-def _unit_fields(report: ReadReport, engine: Engine, packed: bool, by_size: bool) -> dict[str, Any]:
+def _unit_fields(
+    report: ReadReport,
+    engine: Engine,
+    packed: bool,
+    by_size: bool,
+    times: tuple[float, int] | None,
+) -> dict[str, Any]:
     return {
         "pe_limit": report.pe_limit,
         "reason": report.pe_limit_reason,
         "block_bytes": engine.block_bytes,
         "packed": packed,
         "sizes": by_size,
+        "times": times,
     }
 
 
@@ -542,15 +617,17 @@ def _plan(
     workers: int,
     packed: bool,
     by_size: bool = False,
+    times: tuple[float, int] | None = None,
 ) -> list[Unit]:
     """Units of about ``split_bytes``: ranges of big files, batches of small ones.
 
     Batches are made smaller when that keeps every worker busy (4 per worker).
-    ``by_size``: the units count cells per message size (:attr:`Unit.sizes`).
+    ``by_size``: the units count cells per message size (:attr:`Unit.sizes`);
+    ``times``: they bin the send times too (:attr:`Unit.times`).
     """
     small = sum(size for size in sizes.values() if size <= engine.split_bytes)
     target = min(engine.split_bytes, max(engine.block_bytes, -(-small // (4 * workers))))
-    make = _unit_fields(report, engine, packed, by_size)
+    make = _unit_fields(report, engine, packed, by_size, times)
     units: list[Unit] = []
     batch: list[Item] = []
     batch_bytes = 0
@@ -579,6 +656,7 @@ def _plan_by_count(
     engine: Engine,
     packed: bool,
     by_size: bool = False,
+    times: tuple[float, int] | None = None,
 ) -> list[Unit]:
     """Batches of the files ``todo`` (indexes), 4 per worker, of sizes unknown.
 
@@ -586,7 +664,7 @@ def _plan_by_count(
     larger than ``block_bytes`` (or empty, unreadable, cut) is left out by
     it and read whole on its own, as the plan by size reads it.
     """
-    make = _unit_fields(report, engine, packed, by_size)
+    make = _unit_fields(report, engine, packed, by_size, times)
     count = min(len(todo), 4 * engine.workers)
     bounds = [len(todo) * k // count for k in range(count + 1)] if count else [0]
     texts, pes, _ = trace_file_columns(files)

@@ -41,7 +41,7 @@ from ..analyze.matrix import (
     top_pairs_at,
     window_pairs,
 )
-from ..engine import Engine, reduce_logical
+from ..engine import Engine, SendTimes, reduce_logical
 from ..errors import ActorProfError
 from ..read import ReadReport
 from .logical_figures import (
@@ -471,6 +471,7 @@ def logical_view(
     engine: Engine | None = None,
     progress: ProgressSink | None = None,
     sizes: bool = False,
+    times: SendTimes | None = None,
 ) -> LogicalView:
     """Read a run's logical trace and derive the logical view (one pass).
 
@@ -504,6 +505,10 @@ def logical_view(
         Also count the messages of the pairs that mix message sizes per
         size, in the same read (``matrices.mixed_sizes``: what the
         aggregation view routes, one conveyor per size).
+    times
+        Also bin the send times, in the same read, for the timeline
+        (:class:`~actorprof.engine.run.SendTimes`: filled when every file
+        was read; :func:`actorprof.kinds.timeline.timeline_view` takes it).
 
     The result is the same, bit for bit, whatever ``jobs``, cache or
     scheduler (see docs/performance.md).
@@ -540,6 +545,7 @@ def logical_view(
         engine=engine,
         progress=progress,
         sizes=sizes,
+        times=times,
     )
     view = view_from_accumulator(
         acc, report, path=str(path), num_pes=num_pes, self_sends=self_sends

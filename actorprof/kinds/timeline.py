@@ -6,7 +6,7 @@ Also builds the Chrome Trace Event (Perfetto) export of the same data.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from os import PathLike
@@ -33,7 +33,7 @@ from ..analyze.timeline import (
     rebin_onto,
     time_text,
 )
-from ..engine import Engine
+from ..engine import Engine, SendTimes
 from ..engine.timeline import reduce_times
 from ..errors import ActorProfError
 from ..read import ReadReport, find_pe_files
@@ -200,6 +200,7 @@ def timeline_view(
     reports: dict[str, ReadReport] | None = None,
     progress: ProgressSink | None = None,
     engine: Engine | None = None,
+    binned: Mapping[str | None, SendTimes] | None = None,
 ) -> TimelineView:
     """Read the logical trace's send times, every phase (or just ``phase``).
 
@@ -208,6 +209,16 @@ def timeline_view(
     the bytes and files of each phase's read as it goes. ``engine``: how
     the files are read (worker processes, a Dask cluster; default: this
     process); every way gives the same timeline.
+
+    ``binned``: phases (by name, None for the unnamed files) whose send
+    times the matrix's read binned (:func:`actorprof.kinds.logical.logical_view`
+    with ``times=``, the same ``path`` and ``num_pes``). Such a phase is not
+    read again when its times were binned (every file read, none from the
+    cache) with this ``base_s`` and ``max_bins``, ``reports`` has no report
+    of it yet, and none of its times is an outlier (only a read of whole
+    files in order names outliers by file and line: docs/timeline.md); its
+    binned times are then taken (the view holds them). Otherwise it is read
+    here. Either way the view is the same.
 
     Raises
     ------
@@ -223,23 +234,30 @@ def timeline_view(
     outliers: list[OutlierTime] = []
     for name in names:
         label = name or "(unnamed)"
-        report = reports.setdefault(label, ReadReport(kind="logical"))
-        report.kind = "logical"
-        files = logical_files(path, phase=name or None, num_pes=num_pes, report=report)
-        report.num_pes = num_pes
-        # runs of files per worker; small files (a few lines each) read many at a time
-        acc, extremes = reduce_times(
-            files, report, base_s=base_s, max_bins=max_bins, engine=engine, progress=progress
-        )
-        # each phase is its own bulk: a short phase far from the others is no outlier
-        window = acc.drop_outliers()
-        partial.append((label, *acc.span()))
-        if acc.num_outliers:
-            examples = extremes.outliers(window)
-            outliers += examples
-            report.warn(_outlier_warning(acc.num_outliers, window, examples, "message(s)"))
+        found_times = _binned(binned, name, label, reports, base_s=base_s, max_bins=max_bins)
+        if found_times is not None:  # binned by the matrix's read, no outlier to name
+            acc, reports[label] = found_times
+            report = reports[label]
+            partial.append((label, *acc.span()))
+        else:
+            report = reports.setdefault(label, ReadReport(kind="logical"))
+            report.kind = "logical"
+            files = logical_files(path, phase=name or None, num_pes=num_pes, report=report)
+            report.num_pes = num_pes
+            # runs of files per worker; small files (a few lines each) read many at a time
+            acc, extremes = reduce_times(
+                files, report, base_s=base_s, max_bins=max_bins, engine=engine, progress=progress
+            )
+            # each phase is its own bulk: a short phase far from the others is no outlier
+            window = acc.drop_outliers()
+            partial.append((label, *acc.span()))
+            if acc.num_outliers:
+                examples = extremes.outliers(window)
+                outliers += examples
+                report.warn(_outlier_warning(acc.num_outliers, window, examples, "message(s)"))
+            del extremes
         total.merge(acc)
-        del acc, extremes  # in the total now: not held beside its table
+        del acc  # in the total now: not held beside its table
         if not name and found.keys() - {""}:
             report.notes = [n for n in report.notes if "other phases here" not in n]
     # the read's garbage (each unit's cells, reports and extremes) given back
@@ -259,6 +277,31 @@ def timeline_view(
             )
         )
     return TimelineView(str(path), timeline, spans, reports, outliers)
+
+
+def _binned(
+    binned: Mapping[str | None, SendTimes] | None,
+    name: str,
+    label: str,
+    reports: dict[str, ReadReport],
+    *,
+    base_s: float,
+    max_bins: int,
+) -> tuple[TimelineAccumulator, ReadReport] | None:
+    """Phase ``name``'s times as the matrix's read binned them (taken from
+    ``binned``), outliers dropped, and the read's report; None when the
+    phase is to be read (see :func:`timeline_view`)."""
+    found = None if binned is None else binned.get(name or None)
+    if found is None or found.binned is None or found.report is None or label in reports:
+        return None
+    if (found.base_s, found.max_bins) != (base_s, max_bins):
+        return None
+    acc, found.binned = found.binned, None
+    # each phase is its own bulk, as in the phase's own read
+    acc.drop_outliers()
+    if acc.num_outliers:  # only a read of whole files in order names them
+        return None
+    return acc, found.report
 
 
 @dataclass(frozen=True, repr=False)

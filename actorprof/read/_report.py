@@ -8,6 +8,7 @@ file and line number for the user.
 
 from __future__ import annotations
 
+import copy as _copy
 import json
 import re
 import warnings
@@ -285,6 +286,18 @@ class ReadReport(Summarized):
     def _set_files(self, files: list[FileReport]) -> None:
         self._files = files
         self._pending = []
+
+    def copy(self) -> ReadReport:
+        """A copy whose lists are its own: a file, note or warning added to
+        either later is not in the other. The files' entries are shared (a
+        file's accounting does not change once it is read); those held as
+        columns stay so."""
+        out = _copy.copy(self)
+        out._files, out._pending = list(self._files), list(self._pending)
+        out.notes, out.warnings = list(self.notes), list(self.warnings)
+        out.missing_pes = list(self.missing_pes)
+        out.expected_reasons = set(self.expected_reasons)
+        return out
 
     def add_files(self, files: Iterable[FileReport | FileColumns]) -> None:
         """Append files' accounting, in file order, to ``files``: a

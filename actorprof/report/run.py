@@ -27,7 +27,7 @@ from .._repr import Summarized, count
 from .._text import PlainList, run_name
 from .._version import __version__
 from ..analyze.matrix import DENSE_MAX_PES
-from ..engine import Engine
+from ..engine import Engine, SendTimes
 from ..errors import ActorProfError, NoTraceError
 from ..kinds.aggregation import (
     AggregationView,
@@ -330,7 +330,11 @@ def run_report(
     top
         Top pairs (logical) and links (physical) kept in the summaries.
     timeline
-        Also build the timeline of the logical trace (a second, fast pass).
+        Also build the timeline of the logical trace: its send times are
+        binned in the logical trace's one read, when every file is read
+        (none from the cache) and no time is an outlier; else the timeline
+        reads the trace again (docs/performance.md, "report: one read of
+        the logical trace").
     jobs, cache, cache_dir, scheduler
         How the logical, timeline, PAPI and physical traces are read (see
         :func:`actorprof.logical_view`).
@@ -365,8 +369,20 @@ def run_report(
             "looked for " + "; ".join(HOW_TO_GET.values()) + ". Is this the run folder?"
         )
     run = RunReport(traces=traces, top=top)
+    # each logical phase's send times, binned in its matrix's read for the timeline
+    binned: dict[str | None, SendTimes] = {}
     if traces.logical is not None:
-        _read_logical(run, traces.logical, num_pes, jobs, cache, cache_dir, scheduler, progress)
+        _read_logical(
+            run,
+            traces.logical,
+            num_pes,
+            jobs,
+            cache,
+            cache_dir,
+            scheduler,
+            progress,
+            binned if timeline else None,
+        )
     # the physical trace (and the aggregation) next, while little is held: its
     # read is the report's largest (millions of links at 65,536 PEs)
     if traces.physical is not None:
@@ -420,8 +436,10 @@ def run_report(
                 num_pes=num_pes,
                 progress=progress,
                 engine=Engine(jobs=jobs, scheduler=scheduler),
+                binned=binned,
             ),
         )
+    binned.clear()
     if traces.papi is not None:
         engine = Engine(
             jobs=jobs,
@@ -494,7 +512,16 @@ def _read_logical(
     cache_dir: str | PathLike[str] | None,
     scheduler: Any,
     progress: ProgressSink | None,
+    binned: dict[str | None, SendTimes] | None,
 ) -> None:
+    """Each logical phase's view; with ``binned``, each phase's send times
+    are binned in the same read for the timeline (by phase key)."""
+
+    def times(key: str | None) -> SendTimes | None:
+        if binned is None:
+            return None
+        return binned.setdefault(key, SendTimes())
+
     _read_phases(
         run,
         "logical",
@@ -512,6 +539,7 @@ def _read_logical(
             progress=progress,
             # the aggregation routes the pairs per message size: counted in this read
             sizes=run.traces.physical is not None,
+            times=times(key),
         ),
     )
 
