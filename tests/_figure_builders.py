@@ -5,10 +5,7 @@ process that imports neither pandas nor the kind's module."""
 from __future__ import annotations
 
 import io
-import os
 import pickle
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +13,7 @@ from matplotlib.figure import Figure
 
 from actorprof.write import save_png
 
-ROOT = Path(__file__).resolve().parent.parent
+from .conftest import fresh_python
 
 
 class Builders:
@@ -56,7 +53,5 @@ def draw_apart(builders: dict[str, Any], kind: str, folder: Path) -> None:
         f"print(sorted(m for m in ('pandas', 'actorprof.kinds.{kind}', 'actorprof.engine')"
         " if m in sys.modules))\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "[]"
+    printed = fresh_python(code)
+    assert printed.strip().splitlines()[-1] == "[]"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -78,3 +80,12 @@ class Recorder:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     shutil.rmtree(_CACHE, ignore_errors=True)
+
+
+def fresh_python(code: str) -> str:
+    """What ``code`` prints, run by a new interpreter that imports this
+    checkout (``MPLBACKEND=Agg``); it must exit 0 (else its stderr is shown)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    return result.stdout

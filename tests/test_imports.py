@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .conftest import fresh_python
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
@@ -55,11 +57,9 @@ def test_a_kind_command_imports_only_its_kind(tmp_path: Path) -> None:
         "try:\n    main(args)\nexcept SystemExit as exc:\n    assert exc.code == 0\n"
         "print(sorted(m for m in sys.modules if m.startswith('actorprof.kinds.')))\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    assert result.returncode == 0, result.stderr
+    printed = fresh_python(code)
     # the kind and its figure builders (kinds.logical_figures), no other kind
-    assert result.stdout.strip().splitlines()[-1] == (
+    assert printed.strip().splitlines()[-1] == (
         "['actorprof.kinds.logical', 'actorprof.kinds.logical_figures']"
     )
 
@@ -69,10 +69,8 @@ def test_a_name_shared_with_its_module_stays_the_function() -> None:
         "import actorprof as ap, actorprof.analyze.imbalance, actorprof.analyze as an\n"
         "print(callable(an.imbalance), callable(ap.imbalance))\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["True", "True"]
+    printed = fresh_python(code)
+    assert printed.split() == ["True", "True"]
 
 
 def test_the_logical_figures_are_drawn_without_pandas(tmp_path: Path) -> None:
@@ -109,10 +107,8 @@ def test_the_logical_figures_are_drawn_without_pandas(tmp_path: Path) -> None:
         "print(sorted(m for m in ('pandas', 'actorprof.kinds.logical', 'actorprof.engine')"
         " if m in sys.modules))\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "[]"
+    printed = fresh_python(code)
+    assert printed.strip().splitlines()[-1] == "[]"
     for name in builders:
         assert (tmp_path / f"logical_{name}.png").stat().st_size > 10_000
 
@@ -127,10 +123,8 @@ def test_the_cli_names_a_broken_process_pool_without_importing_it() -> None:
         "from concurrent.futures.process import BrokenProcessPool\n"
         "print(cli._broken_pool() is BrokenProcessPool)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["False", "_NeverRaised", "True"]
+    printed = fresh_python(code)
+    assert printed.split() == ["False", "_NeverRaised", "True"]
 
 
 def test_the_logical_map_runs_without_pandas(tmp_path: Path) -> None:
@@ -157,7 +151,5 @@ def test_the_logical_map_runs_without_pandas(tmp_path: Path) -> None:
         "print(list(SEND_TYPE_DTYPE.categories) == list(schema.SEND_TYPES),"
         " schema.SEND_TYPE_DTYPE is SEND_TYPE_DTYPE)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["6", "False", "1", "True", "True", "True"]
+    printed = fresh_python(code)
+    assert printed.split() == ["6", "False", "1", "True", "True", "True"]

@@ -16,6 +16,8 @@ import pytest
 
 import actorprof as ap
 
+from .conftest import fresh_python
+
 ROOT = Path(__file__).resolve().parent.parent
 INIT = ROOT / "actorprof" / "__init__.py"
 
@@ -96,10 +98,8 @@ def test_import_actorprof_imports_no_heavy_library() -> None:
         "import sys, actorprof, actorprof.cli; "
         "print(sorted(m for m in ('numpy', 'pandas', 'matplotlib', 'seaborn') if m in sys.modules))"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    printed = fresh_python(code)
+    assert printed.strip() == "[]"
 
 
 @pytest.mark.skipif(

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,7 @@ from actorprof.read import find_pe_files
 from actorprof.report.run import RunReport, run_report
 
 from ._synthetic import write_logical
+from .conftest import fresh_python
 from .test_timeline_batch import damaged_run
 from .test_timeline_engine import _same, fuzz_run
 
@@ -297,7 +296,5 @@ def test_the_map_bins_times_without_pandas(tmp_path: Path) -> None:
         "    done = run_unit(Unit(chosen, None, '', 256, times=(1e-3, 100_000)))\n"
         "    print(done.times.span()[2], done.times.num_pes, 'pandas' in sys.modules)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["240", "3", "False", "80", "3", "False"]
+    printed = fresh_python(code)
+    assert printed.split() == ["240", "3", "False", "80", "3", "False"]
