@@ -13,7 +13,6 @@ those of the plain reader (:func:`actorprof.iter_papi`).
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,7 +26,14 @@ from .._memory import pad_worker_heap
 from .._progress import ProgressSink
 from ..analyze.breakdown import check_papi_totals, papi_regions, sum_regions
 from ..errors import ActorProfError, TraceFormatError, UsageError
-from ..read import DEFAULT_BLOCK_BYTES, CsvSpec, FileReport, ReadReport, TraceFile
+from ..read import (
+    DEFAULT_BLOCK_BYTES,
+    CsvSpec,
+    FileReport,
+    ReadReport,
+    TraceFile,
+    stat_planned,
+)
 from ..read.papi import papi_chunks, papi_plan
 from .cache import TraceCache
 from .papi_cache import load_papi, save_papi
@@ -191,9 +197,9 @@ def reduce_papi(
         units = [PapiUnit(0, tuple(files), spec, num_pes)]
         results[0] = reduce_papi_unit(units[0], progress)
     else:
-        planned = report.sizes_planned  # the files' stat at the plan: not again (65,536 of them)
-        sizes = planned if len(planned) == len(files) else [_size(f.path_text) for f in files]
-        units = _plan(files, sizes, spec, num_pes, engine, workers)
+        if len(report.sizes_planned) != len(files):  # papi_plan stats them: not again
+            stat_planned(files, report)
+        units = _plan(files, report.sizes_planned, spec, num_pes, engine, workers)
     done_bytes = done_files = 0
     for unit, result in run_map(reduce_papi_unit, units if not results else [], engine):
         results[unit.first] = result
@@ -255,10 +261,3 @@ def _plan(
             units.append(PapiUnit(start, tuple(files[start : i + 1]), spec, num_pes))
             start, size = i + 1, 0
     return units
-
-
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
