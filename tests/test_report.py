@@ -524,3 +524,31 @@ def test_coverage_is_plain_json_whatever_the_counts_are(tmp_path: Path) -> None:
         "skipped_unexpected": {"bad": 1},
         "first_skipped": [],
     }
+
+
+def test_embedded_png_has_the_pixels_savefig_draws() -> None:
+    """The page's PNGs are drawn once (save_png), as the commands' figure
+    files are: the same pixels as ``savefig``, whose second draw they skip."""
+    import io
+
+    import numpy as np
+    from matplotlib.figure import Figure
+    from PIL import Image
+
+    def build() -> Figure:
+        fig = Figure(figsize=(4, 3), layout="constrained")
+        ax = fig.subplots()
+        ax.plot([0, 1, 2], [2, 0, 1])
+        ax.set_title("sent per PE")
+        fig.suptitle("run x")
+        return fig
+
+    collector = FigureCollector(dpi=50)
+    collector.figure(build(), "f")
+    buffer = io.BytesIO()
+    build().savefig(buffer, format="png", dpi=50)
+    embedded = collector.figures[0]
+    got = np.asarray(Image.open(io.BytesIO(embedded.data)).convert("RGB"))
+    want = np.asarray(Image.open(buffer).convert("RGB"))
+    assert got.shape == want.shape == (embedded.height_px, embedded.width_px, 3)
+    assert np.array_equal(got, want)

@@ -187,7 +187,12 @@ class FigureCollector:
     def _embedded(self, fig: Figure, name: str, dpi: int | None) -> EmbeddedFigure:
         resolution = self.dpi if dpi is None else dpi
         buffer = io.BytesIO()
-        fig.savefig(buffer, format=self.fmt, dpi=resolution)
+        if self.fmt == "png":  # one draw, as the commands' figure files
+            from ..write import save_png  # here: looked up when called
+
+            save_png(fig, buffer, dpi=resolution)
+        else:
+            fig.savefig(buffer, format=self.fmt, dpi=resolution)
         width, height = (round(float(v) * resolution) for v in fig.get_size_inches())
         return EmbeddedFigure(
             self.section,
