@@ -83,6 +83,9 @@ def figure_modules(kind: str) -> tuple[str, ...]:
     that imports them (0.15 s) starts the heatmap that much later
     (docs/performance.md, "Fixed cost").
     """
+    if kind == "report":  # every kind's
+        kinds = ("logical", "physical", "papi", "overall", "timeline", "aggregation")
+        return tuple(dict.fromkeys(m for k in kinds for m in figure_modules(k)))
     stack = ("matplotlib.figure", "matplotlib.backends.backend_agg", "PIL.PngImagePlugin")
     plots = tuple(f"actorprof.plot.{m}" for m in ("heatmap", "distribution", "bars", "timeline"))
     if kind == "logical":
@@ -1167,9 +1170,18 @@ def report(
     console = Console(quiet=quiet, verbose=verbose)
     # the progress clock starts before the heavy imports: they are part of the wait
     with console.progress() as progress:
-        from .report.html import NamedOutputWriter
+        from .report.html import FigureCollector, FigureFiles, NamedOutputWriter
 
         out = NamedOutputWriter(output_dir, kind="report", fmt=fmt)
+        files = FigureFiles(output_dir, fmt=fmt, dpi=dpi) if figure_files else None
+        # first: its figure server imports the plotting stack while the traces are read
+        collector = FigureCollector(
+            fmt=fmt,
+            dpi=EMBED_DPI if dpi is None else dpi,
+            files=files,
+            background=True,
+            warm=figure_modules("report"),
+        )
         from .report.run import run_report
 
         run = run_report(
@@ -1184,21 +1196,13 @@ def report(
         )
     from ._memory import release_memory
     from .report.figures import report_figures
-    from .report.html import FigureCollector, FigureFiles, render_report
+    from .report.html import render_report
     from .report.run import with_coverage
 
     # the coverage (a dict per file) is made once the views are let go: at
     # 65,536 PEs both are hundreds of MB
     summary = run.summary(coverage=False)
     release_memory()
-    files = FigureFiles(output_dir, fmt=fmt, dpi=dpi) if figure_files else None
-    collector = FigureCollector(
-        fmt=fmt,
-        dpi=EMBED_DPI if dpi is None else dpi,
-        files=files,
-        background=True,
-        warm=figure_modules("aggregation"),
-    )
     failed = report_figures(
         run, collector, top=top, warn=console.warn, verbose=console.verbose, release=True
     )

@@ -20,6 +20,7 @@ import json
 import math
 import os
 import pickle
+import select
 import sys
 import tempfile
 import threading
@@ -280,6 +281,13 @@ class OutputWriter:
         Raises the error of the first failed figure in call order: once one
         has failed, every child is waited for.
         """
+        failed = self._failures(block=block)
+        if failed:
+            raise next(iter(failed.values()))
+
+    def _failures(self, *, block: bool) -> dict[Path, BaseException]:
+        """:meth:`_reap` without raising: the figures that failed, by file
+        (no longer in ``written``), in the order of the calls."""
         results = {child: child.collect() for child in self._children if block or child.done()}
         failed: dict[Path, BaseException] = {}
         if block and self._server is not None:
@@ -294,11 +302,10 @@ class OutputWriter:
                 error = results[child]
                 if error is not None:
                     failed[child.target] = error
-        if failed:
-            first = min(failed, key=self.written.index)  # in the order of the calls
-            for target in failed:
-                self.written.remove(target)
-            raise failed[first]
+        ordered = sorted(failed.items(), key=lambda item: self.written.index(item[0]))
+        for target in failed:
+            self.written.remove(target)
+        return dict(ordered)
 
     def data(self, data: bytes, name: str, ext: str) -> Path:
         """Write bytes already encoded (e.g. a figure rendered once for two uses)."""
@@ -560,10 +567,10 @@ class _FigureServer:
 
     Forked before the heavy imports, it imports the plotting stack (the
     ``warm`` modules) while the caller reads; each job is a pickled figure
-    builder and its file, built and saved by a child of its own while a
-    CPU is spare (the server goes on to the next job), else by the server;
-    at :meth:`finish` it waits for its children and sends back the
-    failures, by file.
+    builder and its file, built and saved by a child of its own, one child
+    per spare CPU and the caller's (the server waits for one to end when
+    all are drawing, and draws nothing itself); at :meth:`finish` it waits
+    for its children and sends back the failures, by file.
     """
 
     def __init__(self, pid: int, jobs: int, results: int) -> None:
@@ -659,10 +666,18 @@ def _serve(  # pragma: no cover - runs in the server
     def reap(block: bool) -> None:
         for child in list(writer._children):
             if block or child.done():
-                writer._children.remove(child)
-                error = child.outcome()
-                if error is not None:
-                    failures.append((str(child.target), error))
+                collect(child)
+
+    def reap_first() -> None:
+        # a child's pipe is readable once it has sent its error or ended
+        ready, _, _ = select.select([child.pipe for child in writer._children], [], [])
+        collect(next(child for child in writer._children if child.pipe == ready[0]))
+
+    def collect(child: _Child) -> None:
+        writer._children.remove(child)
+        error = child.outcome()
+        if error is not None:
+            failures.append((str(child.target), error))
 
     with os.fdopen(jobs_fd, "rb") as jobs:
         while True:
@@ -677,11 +692,11 @@ def _serve(  # pragma: no cover - runs in the server
             try:
                 builder = pickle.loads(build, buffers=arrays)
                 reap(block=False)
-                if len(writer._children) + 1 < spare:
-                    # built in the child too: this process goes on to the next figure
-                    writer._fork(Path(target), _build_and_write(writer, builder, dpi))
-                else:
-                    writer._write_file(Path(target), writer._figure_writer(builder(), dpi))
+                while len(writer._children) >= spare:
+                    reap_first()  # every CPU draws: the first child to end frees one
+                # built in the child: this process only hands out the figures, so a
+                # long one never holds the next back while a CPU is free
+                writer._fork(Path(target), _build_and_write(writer, builder, dpi))
             except Exception as exc:
                 failures.append((target, _failure(exc)))
     reap(block=True)

@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -281,6 +282,14 @@ def build_failing(message: str) -> Any:
     raise ValueError(message)
 
 
+def build_waiting(flag: Path, title: str) -> Any:
+    """:func:`build_recorded`, once ``flag`` exists (20 s at most)."""
+    deadline = time.monotonic() + 20
+    while not flag.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return build_recorded(flag.with_name("pids"), title)
+
+
 def build_killing_its_process() -> Any:
     os.kill(os.getpid(), signal.SIGKILL)
 
@@ -311,6 +320,28 @@ def test_a_figure_server_builds_what_the_serial_route_builds(
     serial.json({"x": 1}, "summary")
     serial.finish()
     assert contents(tmp_path / "server") == contents(tmp_path / "serial")
+
+
+def test_a_long_figure_in_the_server_does_not_hold_the_next_back(
+    tmp_path: Path, forks: list[int]
+) -> None:
+    # two CPUs: the server hands each figure to a child of its own and draws
+    # none itself, so "c" is drawn while "slow" still waits
+    out = OutputWriter(tmp_path / "out", kind="k", background=True, warm=WARM)
+    flag = tmp_path / "flag"
+    out.draw(functools.partial(build_recorded, tmp_path / "pids", "a"), "a")
+    out.draw(functools.partial(build_waiting, flag, "slow"), "slow")
+    out.draw(functools.partial(build_recorded, tmp_path / "pids", "c"), "c")
+    drawn = tmp_path / "out" / "k_c.png"
+    deadline = time.monotonic() + 15
+    while not drawn.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    drawn_first = drawn.exists()
+    flag.touch()
+    assert [p.name for p in out.finish()] == ["k_a.png", "k_slow.png", "k_c.png"]
+    assert drawn_first
+    pids = {int(line) for line in (tmp_path / "pids").read_text().split()}
+    assert len(pids) == 3 and os.getpid() not in pids  # a child each
 
 
 def test_a_figure_failing_in_the_server_is_its_error_in_call_order(
@@ -396,19 +427,40 @@ def test_a_server_imports_matplotlib_without_its_3d_axes() -> None:
 # ------------------------------------------------------- the report's figures
 
 
-def test_the_report_draws_in_children_what_it_draws_here(
+def test_the_report_draws_in_its_figure_server_what_it_draws_here(
     tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     example = Path(__file__).resolve().parents[1] / "examples" / "ig_8pe_2nodes"
     code, _, err = run("report", example, "-o", tmp_path / "bg", "--no-cache")
     assert code == 0, err
-    assert len(forks) >= 3  # a child per figure
+    assert len(forks) == 1  # the figure server (it forks a child per figure)
     monkeypatch.setattr(actorprof.write, "_spare_cpus", lambda: 0)
     forks.clear()
     code, _, err = run("report", example, "-o", tmp_path / "serial", "--no-cache")
     assert code == 0, err
     assert forks == []
     assert contents(tmp_path / "bg") == contents(tmp_path / "serial")
+
+
+def test_the_report_leaves_no_figure_folder_behind(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+    import tempfile
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    example = Path(__file__).resolve().parents[1] / "examples" / "ig_8pe_2nodes"
+    code, _, err = run("report", example, "-o", tmp_path / "out", "--no-cache")
+    assert code == 0, err
+    assert len(forks) == 1 and list(scratch.iterdir()) == []
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = run("report", empty, "-o", tmp_path / "out2")  # fails after the server started
+    assert code == 1 and "no trace of any kind" in err
+    gc.collect()
+    assert list(scratch.iterdir()) == []
 
 
 def test_a_report_figure_failing_in_a_child_is_a_warning_and_the_page_goes_on(

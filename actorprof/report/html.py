@@ -11,26 +11,20 @@ full size), nothing fetched from the network.
 from __future__ import annotations
 
 import base64
-import importlib
 import io
 import os
 import pickle
 import re
-import threading
+import shutil
+import tempfile
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
-from ..write import (
-    ForkedChild,
-    OutputWriter,
-    _exit_text,
-    _restore,
-    fork_child,
-    suptitle_of,
-)
+from ..write import OutputWriter, suptitle_of
 from ._html import (
     CSS,
     compact,
@@ -43,12 +37,13 @@ from ._html import (
     seconds,
     table,
 )
-from ._matrix import EXPLORER_JS, MatrixExplorer
-from .run import UNNAMED
+from .traces import UNNAMED
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
+
+    from ._matrix import MatrixExplorer
 
 __all__ = [
     "EmbeddedFigure",
@@ -143,15 +138,16 @@ class FigureCollector:
     files: FigureFiles | None = None
     #: the interactive matrix of each logical phase (by phase name)
     matrices: dict[str, MatrixExplorer] = field(default_factory=dict)
-    #: Figures given to :meth:`draw` are built and rendered by forked children
-    #: on the idle CPUs (as ``OutputWriter(background=True)`` does; not with
-    #: ``files``): :meth:`finish` collects them.
+    #: Figures given to :meth:`draw` are built and rendered by a figure server
+    #: (write.py) forked here, and its children, on the idle CPUs (not with
+    #: ``files``): :meth:`finish` collects them. Make the collector first: the
+    #: server imports the plotting stack while this process reads.
     background: bool = False
-    #: Modules imported here before the first child is forked (the builders'
-    #: plotting stack): else every child imports them anew (0.2 s each).
+    #: Modules the server imports before its first figure (the builders'
+    #: plotting stack): else every child imports them anew.
     warm: Sequence[str] = ()
-    _spare: int = field(default=0, init=False, repr=False)
-    _children: list[_Drawing] = field(default_factory=list, init=False, repr=False)
+    _pages: _PageFigures | None = field(default=None, init=False, repr=False)
+    _places: list[EmbeddedFigure] = field(default_factory=list, init=False, repr=False)
     _failed: list[tuple[str, str | None, BaseException]] = field(
         default_factory=list, init=False, repr=False
     )
@@ -166,12 +162,11 @@ class FigureCollector:
         if self.files is not None and self.files.fmt != self.fmt:
             raise ValueError(f"figure files are {self.files.fmt}, the page's {self.fmt}")
         if self.background and self.files is None:
-            from ..write import _spare_cpus
-
-            self._spare = _spare_cpus()
-            if self._spare:
-                for module in self.warm:
-                    importlib.import_module(module)
+            pages = _PageFigures(self.fmt, self.warm)
+            if pages.serving:
+                self._pages = pages
+            else:  # no CPU to spare, or threads already run: drawn here
+                pages.close()
 
     def figure(self, fig: Figure, name: str, *, dpi: int | None = None) -> str:
         embedded = self._embedded(fig, name, dpi)
@@ -186,71 +181,43 @@ class FigureCollector:
 
     def _embedded(self, fig: Figure, name: str, dpi: int | None) -> EmbeddedFigure:
         resolution = self.dpi if dpi is None else dpi
-        buffer = io.BytesIO()
-        if self.fmt == "png":  # one draw, as the commands' figure files
-            from ..write import save_png  # here: looked up when called
-
-            save_png(fig, buffer, dpi=resolution)
-        else:
-            fig.savefig(buffer, format=self.fmt, dpi=resolution)
-        width, height = (round(float(v) * resolution) for v in fig.get_size_inches())
-        return EmbeddedFigure(
-            self.section,
-            self.scope,
-            name,
-            _caption(fig),
-            buffer.getvalue(),
-            self.fmt,
-            width,
-            height,
-        )
+        return EmbeddedFigure(self.section, self.scope, name, *_rendered(fig, self.fmt, resolution))
 
     def draw(self, build: Callable[[], Figure], name: str, *, dpi: int | None = None) -> str:
-        """Keep the figure ``build()`` makes; in a forked child when ``background``
-        and a CPU is idle (its place in ``figures`` is kept: :meth:`finish`)."""
-        if not self._spare or threading.active_count() != 1:
+        """Keep the figure ``build()`` makes; by the figure server when
+        ``background`` started one (its place in ``figures`` is kept:
+        :meth:`finish`)."""
+        if self._pages is None:
             return self.figure(build(), name, dpi=dpi)
-        self._collect(block=False)
-        # the idle CPUs and this one: it mostly waits for the children here
-        while len(self._children) > self._spare:
-            self._collect(block=True, first=True)
-        forked = fork_child(
-            lambda: pickle.dumps(self._embedded(build(), name, dpi), pickle.HIGHEST_PROTOCOL)
-        )
-        if forked is None:  # no memory or process left for a child: drawn here
-            return self.figure(build(), name, dpi=dpi)
+        self._pages.draw(build, str(len(self._places)), dpi=self.dpi if dpi is None else dpi)
         place = EmbeddedFigure(self.section, self.scope, name, "", b"", self.fmt, 0, 0)
         self.figures.append(place)  # its place in the page, filled by finish()
-        self._children.append(_Drawing(*forked, place))
+        self._places.append(place)
         return name
 
     def finish(self) -> list[tuple[str, str | None, BaseException]]:
         """Wait for the figures drawn in the background; the failed ones
         (section, scope, error), in the order they were given, are dropped
         from ``figures`` and returned."""
-        self._collect(block=True)
+        if self._pages is not None:
+            pages, places, self._places = self._pages, self._places, []
+            failed = pages._failures(block=True)
+            for i, place in enumerate(places):
+                target = pages.path(str(i), "")
+                if target in failed:
+                    self._done[id(place)] = (place, None)
+                    self._failed.append((place.section, place.scope, failed[target]))
+                    continue
+                # our own file, in our own private folder: the figure's parts
+                rendered = pickle.loads(target.read_bytes())
+                drawn = EmbeddedFigure(place.section, place.scope, place.name, *rendered)
+                self.figures[next(k for k, f in enumerate(self.figures) if f is place)] = drawn
+                self._done[id(place)] = (place, drawn)
+            pages.close()
+            self._pages = None
         self.figures[:] = self.drawn(self.figures)
-        failed, self._failed = self._failed, []
-        return failed
-
-    def _collect(self, *, block: bool, first: bool = False) -> None:
-        """Put the finished children's figures in their places (every child
-        when ``block``; the oldest only with ``first``)."""
-        for child in list(self._children):
-            if not block and not child.done():
-                continue
-            self._children.remove(child)
-            outcome = child.outcome()
-            index = next(i for i, f in enumerate(self.figures) if f is child.place)
-            # figures keeps its length while drawing (a caller may hold positions)
-            if isinstance(outcome, EmbeddedFigure):
-                self.figures[index] = outcome
-                self._done[id(child.place)] = (child.place, outcome)
-            else:
-                self._done[id(child.place)] = (child.place, None)
-                self._failed.append((child.place.section, child.place.scope, outcome))
-            if first:
-                return
+        failed_figures, self._failed = self._failed, []
+        return failed_figures
 
     def drawn(self, figures: list[EmbeddedFigure]) -> list[EmbeddedFigure]:
         """``figures`` (taken from ``figures`` before :meth:`finish`) with each
@@ -276,22 +243,50 @@ class FigureCollector:
         return name
 
 
-class _Drawing(ForkedChild):
-    """A forked child drawing one figure of the page; its result comes back through a pipe."""
+def _rendered(fig: Figure, fmt: str, dpi: int) -> tuple[str, bytes, str, int, int]:
+    """A figure's caption, its bytes in ``fmt`` at ``dpi``, and its size in pixels."""
+    buffer = io.BytesIO()
+    if fmt == "png":  # one draw, as the commands' figure files
+        from ..write import save_png  # here: looked up when called
 
-    def __init__(self, pid: int, pipe: int, place: EmbeddedFigure) -> None:
-        super().__init__(pid, pipe)
-        self.place = place
+        save_png(fig, buffer, dpi=dpi)
+    else:
+        fig.savefig(buffer, format=fmt, dpi=dpi)
+    width, height = (round(float(v) * dpi) for v in fig.get_size_inches())
+    return _caption(fig), buffer.getvalue(), fmt, width, height
 
-    def outcome(self) -> EmbeddedFigure | BaseException:
-        """The figure, or the error that stopped it (waits for the child)."""
-        payload, status = self.received()
-        if not payload:
-            return RuntimeError(
-                f"the process drawing this figure stopped ({_exit_text(status)}); rerun"
-            )
-        result = pickle.loads(payload)  # our own child wrote it: the figure, or its error
-        return result if isinstance(result, EmbeddedFigure) else _restore(payload)
+
+class _PageFigures(OutputWriter):
+    """The page's figures, drawn by a figure server (``OutputWriter``'s
+    ``warm``) into a private temporary folder: file ``<k>`` holds the
+    :func:`_rendered` parts of the ``k``-th figure, pickled."""
+
+    def __init__(self, fmt: str, warm: Sequence[str]) -> None:
+        folder = tempfile.mkdtemp(prefix="actorprof-figures-")
+        self._cleanup = weakref.finalize(self, shutil.rmtree, folder, ignore_errors=True)
+        super().__init__(folder, kind="", fmt=fmt, background=True, warm=warm)
+
+    @property
+    def serving(self) -> bool:
+        """Whether the figure server runs."""
+        return self._server is not None
+
+    def path(self, name: str, ext: str) -> Path:
+        return self.directory / name
+
+    def figure(self, fig: Figure, name: str, *, dpi: int | None = None) -> Path:
+        """Drawn here (a builder that does not pickle): its error is the caller's."""
+        return self._write_file(self.path(name, self.fmt), self._figure_writer(fig, dpi))
+
+    def _figure_writer(self, fig: Figure, dpi: int | None) -> Callable[[Any], None]:
+        rendered = _rendered(fig, self.fmt, self.dpi if dpi is None else dpi)
+        return lambda handle: handle.write(pickle.dumps(rendered, pickle.HIGHEST_PROTOCOL))
+
+    def close(self) -> None:
+        """Stop the server (when still running) and remove the folder."""
+        if self._server is not None:
+            self._failures(block=True)
+        self._cleanup()
 
 
 #: What each figure shows, by (section, name); the figure's own title is its alt text.
@@ -364,6 +359,8 @@ def render_report(
 ) -> str:
     """The report page: ``summary`` is :meth:`RunReport.summary`, figures from the
     collector, and the interactive matrix of each logical phase (``matrices``)."""
+    from ._matrix import EXPLORER_JS
+
     read = set(summary["kinds_read"])
     explorers = matrices or {}
     parts = [
