@@ -249,6 +249,23 @@ def test_partials_do_not_depend_on_cuts() -> None:
             np.testing.assert_array_equal(whole.nbytes, sums["sum"].to_numpy())
 
 
+@pytest.mark.parametrize("top", [7, 70_000, 2**31 - 1])  # packed in one key, or not
+def test_rows_ordered_by_link_then_size_as_lexsort_orders_them(top: int) -> None:
+    from actorprof.analyze.physical_partial import _by_link_and_size, _keys
+
+    rng = np.random.default_rng(top)
+    n = 4000
+    links = _keys(rng.integers(0, 3, n), rng.integers(0, top + 1, n), rng.integers(0, top + 1, n))
+    links[:50] = links[50]  # ties: one link, many sizes
+    sizes = rng.choice(np.array([0, 8, 8192, 2**20]), n).astype(np.int64)
+    for runs in (False, True):  # the parts of a join are sorted runs
+        if runs:
+            for a, b in itertools.pairwise([0, 1000, 1001, 2500, n]):
+                run = np.lexsort((sizes[a:b], links[a:b])) + a
+                links[a:b], sizes[a:b] = links[run], sizes[run]
+        np.testing.assert_array_equal(_by_link_and_size(links, sizes), np.lexsort((sizes, links)))
+
+
 def test_progress_told_the_whole_file(tmp_path: Path) -> None:
     trace = damaged(tmp_path / "physical.txt")
     seen: list[tuple[str, int, int]] = []
