@@ -1,9 +1,10 @@
 """printf_columns against the line-by-line parser, on blocks cut into many pieces.
 
-A block is converted a piece at a time (``PIECE_BYTES``), every piece a view
-of one padded copy of the block: the 8-byte words read before a piece's
-first fields hold the previous piece's text, which must never leak into a
-value. Pieces of a few lines make every line a piece's first.
+A block is converted a piece at a time (``PIECE_BYTES``), every piece but
+the first a view of the block itself (the first a copy after zero bytes):
+the 8-byte words read before a piece's first fields hold the previous
+piece's text, which must never leak into a value. Pieces of a few lines
+make every line a piece's first.
 """
 
 from __future__ import annotations

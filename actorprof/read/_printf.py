@@ -43,7 +43,7 @@ __all__ = ["printf_columns"]
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
 
-_PAD = 32  # zero bytes before and after a block: 8-byte loads never leave it
+_PAD = 32  # bytes before a piece (zeros before the first): 8-byte loads never leave it
 _ZEROS = bytes(_PAD)
 _MAX_DIGITS = 16  # two words; every 16-digit number fits int64
 _LOW4 = np.uint64(0x0F0F0F0F0F0F0F0F)
@@ -111,15 +111,18 @@ def printf_columns(
     if len(spec.columns) < 2 or not block.endswith(b"\n"):
         return None
     wanted = spec.columns if columns is None else tuple(columns)
-    # one padded copy of the block: the pieces are views of it
-    buf = np.frombuffer(_ZEROS + block + _ZEROS, dtype=np.uint8)
+    whole = np.frombuffer(block, dtype=np.uint8)
     parts: list[dict[str, np.ndarray]] = []
     start = 0
     while start < len(block):
         stop = block.rfind(b"\n", start, start + PIECE_BYTES) + 1
         if stop <= start:
             stop = block.find(b"\n", start) + 1
-        part = _piece(buf, start, stop, spec, wanted)
+        if start >= _PAD:  # the block itself: the bytes before the piece are there
+            part = _piece(whole, start, stop, spec, wanted)
+        else:  # the first piece: a copy of it after zero bytes
+            padded = np.frombuffer(_ZEROS + block[start:stop], dtype=np.uint8)
+            part = _piece(padded, _PAD, _PAD + stop - start, spec, wanted)
         if part is None:
             return None
         parts.append(part)
@@ -132,12 +135,13 @@ def printf_columns(
 def _piece(
     buf: NDArray[np.uint8], start: int, stop: int, spec: CsvSpec, wanted: Sequence[str]
 ) -> dict[str, np.ndarray] | None:
-    """The columns of the lines in bytes ``[start, stop)`` of the block
-    padded in ``buf``, or None (see :func:`printf_columns`)."""
+    """The columns of the lines in bytes ``[start, stop)`` of ``buf``, or
+    None (see :func:`printf_columns`). ``start`` is at least ``_PAD``: the
+    8-byte loads that end in the piece's first fields stay in ``buf``."""
     columns = spec.columns
     f = len(columns)
     size = stop - start
-    view = buf[_PAD + start : _PAD + stop]
+    view = buf[start:stop]
     if int(view.max()) > 57:
         return None
     seps = np.flatnonzero(((view & 0xFD) == COMMA) | (view == NEWLINE))  # , . and line ends
@@ -188,7 +192,7 @@ def _piece(
     # themselves (the padding keeps the first line's inside the buffer)
     ending, before = (
         np.ndarray(
-            shape=(size,), dtype="<u8", buffer=buf.data, offset=_PAD + start - back, strides=(1,)
+            shape=(size,), dtype="<u8", buffer=buf.data, offset=start - back, strides=(1,)
         )
         for back in (8, 16)
     )
