@@ -1182,8 +1182,11 @@ def report(
             background=True,
             warm=figure_modules("report"),
         )
+        from .report.figures import ReportFigures
         from .report.run import run_report
 
+        # each kind's figures are drawn once it is read, while the next is read
+        figures = ReportFigures(collector, top=top, warn=console.warn, verbose=console.verbose)
         run = run_report(
             run_dir,
             num_pes=num_pes,
@@ -1193,9 +1196,9 @@ def report(
             cache_dir=cache_dir,
             scheduler=scheduler,
             progress=progress,
+            on_read=figures.draw,
         )
     from ._memory import release_memory
-    from .report.figures import report_figures
     from .report.html import render_report
     from .report.run import with_coverage
 
@@ -1203,9 +1206,7 @@ def report(
     # 65,536 PEs both are hundreds of MB
     summary = run.summary(coverage=False)
     release_memory()
-    failed = report_figures(
-        run, collector, top=top, warn=console.warn, verbose=console.verbose, release=True
-    )
+    failed = figures.finish(run, release=True)
     release_memory()
     summary = with_coverage(summary, run)
     summary["figures"] = [f.to_dict() for f in collector.figures]

@@ -62,8 +62,106 @@ def report_figures(
     its last figure is drawn (the CLI's report, once the summary is made:
     at 65,536 PEs the views are hundreds of MB).
     """
-    Job = tuple[str, str | None, Callable[[], None], Callable[[], object] | None]
-    jobs: list[Job] = []
+    return ReportFigures(out, top=top, warn=warn, verbose=verbose).finish(run, release=release)
+
+
+#: A figure job: section, scope (the phase), what draws, what lets its view
+#: go, and whether it draws the page's matrix (last) rather than figures.
+_Job = tuple[str, "str | None", Callable[[], None], "Callable[[], object] | None", bool]
+
+
+class ReportFigures:
+    """The report's figures, drawn kind by kind as each view is read.
+
+    :meth:`draw` draws one kind's figures now (``run_report``'s ``on_read``:
+    with a figure server, they are drawn while the next kind is read);
+    :meth:`finish` draws the rest, and puts every figure in the page's
+    order whatever the drawing order. The result is :func:`report_figures`'.
+    """
+
+    def __init__(
+        self,
+        out: FigureCollector,
+        *,
+        top: int,
+        warn: Callable[[str], None],
+        verbose: bool = False,
+    ) -> None:
+        self.out, self.top, self.warn, self.verbose = out, top, warn, verbose
+        self._figures, self._files = len(out.figures), len(_files_written(out))
+        # by (section, scope, matrix): what the job drew, or why it failed
+        self._drawn: dict[tuple[str, str | None, bool], tuple[list[EmbeddedFigure], list[Path]]]
+        self._drawn = {}
+        self._failures: dict[tuple[str, str | None, bool], tuple[str, str]] = {}
+
+    def draw(self, run: RunReport, kind: str) -> None:
+        """Draw the figures of ``kind``'s views in ``run`` not drawn yet
+        (the page's matrix is left for :meth:`finish`)."""
+        for section, scope, job, _, matrix in _jobs(run, self.out, self.top):
+            if section == kind and not matrix and (section, scope, matrix) not in self._drawn:
+                self._run((section, scope, matrix), job)
+                release_memory()  # a figure's drawing buffers
+
+    def finish(self, run: RunReport, *, release: bool = False) -> dict[str, str]:
+        """Draw what is left, wait for the figures drawn in the background;
+        the failures, by section (see :func:`report_figures`)."""
+        out = self.out
+        jobs = _jobs(run, out, self.top)
+        keys = [(section, scope, matrix) for section, scope, _, _, matrix in jobs]
+        order = list(range(len(jobs)))
+        if release:  # the views that hold the most are drawn (and let go) first
+            order.sort(key=lambda i: _DRAW_FIRST.get(keys[i][0], len(_DRAW_FIRST)))
+        slots: list[_Job | None] = list(jobs)
+        del jobs
+        for i in order:
+            job, slots[i] = slots[i], None
+            assert job is not None
+            drop = job[3]
+            if keys[i] not in self._drawn:
+                self._run(keys[i], job[2])
+            del job
+            if release and drop is not None:
+                drop()
+            release_memory()  # a figure's drawing buffers (and a view let go)
+        index = {key: i for i, key in reversed(list(enumerate(keys)))}
+        for section, scope, error in out.finish():  # the figures drawn in the background
+            key = (section, scope, False)
+            if key not in self._failures:
+                if self.verbose:
+                    traceback.print_exception(
+                        type(error), error, error.__traceback__, file=sys.stderr
+                    )
+                self._fail(key, f"{type(error).__name__}: {error}")
+        # the page's order, whatever the drawing order
+        drawn = sorted(self._drawn.items(), key=lambda item: index[item[0]])
+        out.figures[self._figures :] = [f for _, (figs, _) in drawn for f in out.drawn(figs)]
+        if out.files is not None:
+            out.files.written[self._files :] = [p for _, (_, paths) in drawn for p in paths]
+        failures = sorted(self._failures.items(), key=lambda item: index[item[0]])
+        return {key: text for _, (key, text) in failures}
+
+    def _run(self, key: tuple[str, str | None, bool], job: Callable[[], None]) -> None:
+        out = self.out
+        out.section, out.scope = key[0], key[1]
+        start, start_files = len(out.figures), len(_files_written(out))
+        try:
+            job()
+        except Exception as exc:  # a figure must not cost the epilogue its report
+            if self.verbose:
+                traceback.print_exc(file=sys.stderr)
+            self._fail(key, f"{type(exc).__name__}: {exc}")
+        finally:
+            self._drawn[key] = (out.figures[start:], _files_written(out)[start_files:])
+
+    def _fail(self, key: tuple[str, str | None, bool], text: str) -> None:
+        name = key[0] if key[1] is None else f"{key[0]} ({key[1]})"
+        self._failures[key] = (name, text)
+        self.warn(f"{name}: figure not drawn ({text}); rerun with -v and report it")
+
+
+def _jobs(run: RunReport, out: FigureCollector, top: int) -> list[_Job]:
+    """Every figure job of ``run``'s views, in the page's order."""
+    jobs: list[_Job] = []
     for name in run.logical:
         jobs.append(
             (
@@ -79,6 +177,7 @@ def report_figures(
                     top=top,
                 ),
                 None,  # the page's matrix is drawn from it last
+                False,
             )
         )
     if run.timeline is not None and run.timeline.timeline.start_s is not None:
@@ -88,6 +187,7 @@ def report_figures(
                 None,
                 functools.partial(write_timeline_figure, run.timeline, out),
                 functools.partial(setattr, run, "timeline", None),
+                False,
             )
         )
     for name in run.papi:
@@ -97,6 +197,7 @@ def report_figures(
                 name,
                 functools.partial(write_papi, run.papi[name], out, by_mailbox=False, sort="pe"),
                 functools.partial(run.papi.pop, name),
+                False,
             )
         )
     if run.overall is not None:
@@ -106,6 +207,7 @@ def report_figures(
                 None,
                 functools.partial(write_overall, run.overall, out, sort="pe"),
                 functools.partial(setattr, run, "overall", None),
+                False,
             )
         )
     if run.physical is not None:
@@ -123,6 +225,7 @@ def report_figures(
                     top=top,
                 ),
                 functools.partial(setattr, run, "physical", None),
+                False,
             )
         )
     if run.aggregation is not None:
@@ -132,6 +235,7 @@ def report_figures(
                 None,
                 functools.partial(write_aggregation, run.aggregation, out, log_scale=None),
                 functools.partial(setattr, run, "aggregation", None),
+                False,
             )
         )
     budget = MATRIX_PAGE_BYTES // max(1, len(run.logical))
@@ -142,52 +246,10 @@ def report_figures(
                 name,
                 functools.partial(_explore, run.logical[name], out, name, budget),
                 functools.partial(run.logical.pop, name),
+                True,
             )
         )
-    figures, files = len(out.figures), len(_files_written(out))
-    drawn: dict[int, tuple[list[EmbeddedFigure], list[Path]]] = {}
-    failures: dict[int, tuple[str, str]] = {}
-    order = list(range(len(jobs)))
-    sections = [(job[0], job[1]) for job in jobs]
-    if release:  # the views that hold the most are drawn (and let go) first
-        order.sort(key=lambda i: _DRAW_FIRST.get(sections[i][0], len(_DRAW_FIRST)))
-    slots: list[Job | None] = list(jobs)
-    del jobs
-    for i in order:
-        job, slots[i] = slots[i], None
-        assert job is not None
-        section, scope, draw, drop = job
-        del job
-        out.section, out.scope = section, scope
-        start, start_files = len(out.figures), len(_files_written(out))
-        try:
-            draw()
-        except Exception as exc:  # a figure must not cost the epilogue its report
-            if verbose:
-                traceback.print_exc(file=sys.stderr)
-            key = section if scope is None else f"{section} ({scope})"
-            failures[i] = (key, f"{type(exc).__name__}: {exc}")
-            warn(f"{key}: figure not drawn ({failures[i][1]}); rerun with -v and report it")
-        finally:
-            del draw
-            drawn[i] = (out.figures[start:], _files_written(out)[start_files:])
-            if release and drop is not None:
-                drop()
-            release_memory()  # a figure's drawing buffers (and a view let go)
-    jobs_of = {(section, scope): i for i, (section, scope) in reversed(list(enumerate(sections)))}
-    for section, scope, error in out.finish():  # the figures drawn in the background
-        i = jobs_of[(section, scope)]
-        if i not in failures:
-            if verbose:
-                traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
-            key = section if scope is None else f"{section} ({scope})"
-            failures[i] = (key, f"{type(error).__name__}: {error}")
-            warn(f"{key}: figure not drawn ({failures[i][1]}); rerun with -v and report it")
-    # the page's order, whatever the drawing order
-    out.figures[figures:] = [f for i in sorted(drawn) for f in out.drawn(drawn[i][0])]
-    if out.files is not None:
-        out.files.written[files:] = [p for i in sorted(drawn) for p in drawn[i][1]]
-    return {key: text for _, (key, text) in sorted(failures.items())}
+    return jobs
 
 
 #: The order the CLI's report draws in (``release``): the views holding the

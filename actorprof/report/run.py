@@ -317,6 +317,7 @@ def run_report(
     cache_dir: str | PathLike[str] | None = None,
     scheduler: Any = None,
     progress: ProgressSink | None = None,
+    on_read: Callable[[RunReport, str], object] | None = None,
 ) -> RunReport:
     """Find, read and analyse every trace kind of a run folder.
 
@@ -341,6 +342,12 @@ def run_report(
     progress
         Told the bytes and files of every read, one kind after the other
         (e.g. the CLI's progress line).
+    on_read
+        Called with the run report and a kind (``logical``, ``physical``,
+        ``aggregation``, ``timeline``, ``papi``, ``overall``) once its views
+        are in it, before the next kind is read: e.g. to draw its figures
+        meanwhile (the CLI's :class:`~actorprof.report.figures.ReportFigures`).
+        It must leave the views as they are.
 
     Returns
     -------
@@ -369,6 +376,10 @@ def run_report(
             "looked for " + "; ".join(HOW_TO_GET.values()) + ". Is this the run folder?"
         )
     run = RunReport(traces=traces, top=top)
+
+    def read(kind: str) -> None:
+        if on_read is not None:
+            on_read(run, kind)
     # each logical phase's send times, binned in its matrix's read for the timeline
     binned: dict[str | None, SendTimes] = {}
     if traces.logical is not None:
@@ -383,6 +394,7 @@ def run_report(
             progress,
             binned if timeline else None,
         )
+        read("logical")
     # the physical trace (and the aggregation) next, while little is held: its
     # read is the report's largest (millions of links at 65,536 PEs)
     if traces.physical is not None:
@@ -390,7 +402,7 @@ def run_report(
         k = None if first is None else pes_per_node_from_nodes(first.matrices.pe_node)
         report = ReadReport(kind="physical")
         # one read of physical.txt gives the physical view and the model's buffers
-        read = _guard(
+        found = _guard(
             run,
             "physical",
             lambda: physical_view_and_buffers(
@@ -407,9 +419,10 @@ def run_report(
                 ),
             ),
         )
-        if read is not None:
-            run.physical, buffers = read
+        if found is not None:
+            run.physical, buffers = found
             run.reports.append(("physical", None, report))
+            read("physical")
             if first is not None:
                 logical = first
                 run.aggregation = _guard(
@@ -425,7 +438,8 @@ def run_report(
                         )
                     ),
                 )
-            del read, buffers  # held by the aggregation view, if at all
+                read("aggregation")
+            del found, buffers  # held by the aggregation view, if at all
             release_memory()
     if traces.logical is not None and timeline and run.logical:
         run.timeline = _guard(
@@ -439,6 +453,7 @@ def run_report(
                 binned=binned,
             ),
         )
+        read("timeline")
     binned.clear()
     if traces.papi is not None:
         engine = Engine(
@@ -461,6 +476,7 @@ def run_report(
                 progress=progress,
             ),
         )
+        read("papi")
     if traces.overall is not None:
         report = ReadReport(kind="overall")
         run.overall = _guard(
@@ -472,6 +488,7 @@ def run_report(
         )
         if run.overall is not None:
             run.reports.append(("overall", None, report))
+            read("overall")
     _in_report_order(run)
     if not run.kinds_read:
         raise ActorProfError(
