@@ -552,3 +552,35 @@ def test_embedded_png_has_the_pixels_savefig_draws() -> None:
     want = np.asarray(Image.open(buffer).convert("RGB"))
     assert got.shape == want.shape == (embedded.height_px, embedded.width_px, 3)
     assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("example", ["ig_8pe_2nodes", "histo_4pe"])
+def test_figures_drawn_as_each_kind_is_read_are_the_same_page(example: str) -> None:
+    """The CLI draws each kind's figures once it is read (``on_read``):
+    the same figures, in the page's order, as drawn after every read."""
+    from actorprof.report.figures import ReportFigures, report_figures
+
+    seen: list[tuple[str, int]] = []
+    early = FigureCollector()
+    figures = ReportFigures(early, top=10, warn=print)
+
+    def on_read(run: Any, kind: str) -> None:
+        figures.draw(run, kind)
+        seen.append((kind, len(early.figures)))
+
+    run = run_report(EXAMPLES / example, on_read=on_read)
+    kinds = [kind for kind, _ in seen]
+    if example == "ig_8pe_2nodes":
+        assert kinds == ["logical", "physical", "aggregation", "timeline"]
+    else:
+        assert kinds == ["logical", "timeline", "papi", "overall"]
+    drawn = [n for _, n in seen]
+    assert drawn == sorted(drawn) and 0 < drawn[0] < drawn[-1]  # every kind drew some
+    assert figures.finish(run, release=True) == {}
+    late = FigureCollector()
+    assert report_figures(run_report(EXAMPLES / example), late, top=10, warn=print) == {}
+    assert [(f.section, f.scope, f.name) for f in early.figures] == [
+        (f.section, f.scope, f.name) for f in late.figures
+    ]
+    assert [f.data for f in early.figures] == [f.data for f in late.figures]
+    assert list(early.matrices) == list(late.matrices)
