@@ -68,6 +68,8 @@ def report_figures(
 #: A figure job: section, scope (the phase), what draws, what lets its view
 #: go, and whether it draws the page's matrix (last) rather than figures.
 _Job = tuple[str, "str | None", Callable[[], None], "Callable[[], object] | None", bool]
+#: A job's key: its section, scope, and whether it draws the page's matrix.
+_Key = tuple[str, "str | None", bool]
 
 
 class ReportFigures:
@@ -89,10 +91,9 @@ class ReportFigures:
     ) -> None:
         self.out, self.top, self.warn, self.verbose = out, top, warn, verbose
         self._figures, self._files = len(out.figures), len(_files_written(out))
-        # by (section, scope, matrix): what the job drew, or why it failed
-        self._drawn: dict[tuple[str, str | None, bool], tuple[list[EmbeddedFigure], list[Path]]]
-        self._drawn = {}
-        self._failures: dict[tuple[str, str | None, bool], tuple[str, str]] = {}
+        # by job: what it drew, or why it failed
+        self._drawn: dict[_Key, tuple[list[EmbeddedFigure], list[Path]]] = {}
+        self._failures: dict[_Key, tuple[str, str]] = {}
 
     def draw(self, run: RunReport, kind: str) -> None:
         """Draw the figures of ``kind``'s views in ``run`` not drawn yet
@@ -140,7 +141,7 @@ class ReportFigures:
         failures = sorted(self._failures.items(), key=lambda item: index[item[0]])
         return {key: text for _, (key, text) in failures}
 
-    def _run(self, key: tuple[str, str | None, bool], job: Callable[[], None]) -> None:
+    def _run(self, key: _Key, job: Callable[[], None]) -> None:
         out = self.out
         out.section, out.scope = key[0], key[1]
         start, start_files = len(out.figures), len(_files_written(out))
@@ -153,7 +154,7 @@ class ReportFigures:
         finally:
             self._drawn[key] = (out.figures[start:], _files_written(out)[start_files:])
 
-    def _fail(self, key: tuple[str, str | None, bool], text: str) -> None:
+    def _fail(self, key: _Key, text: str) -> None:
         name = key[0] if key[1] is None else f"{key[0]} ({key[1]})"
         self._failures[key] = (name, text)
         self.warn(f"{name}: figure not drawn ({text}); rerun with -v and report it")
