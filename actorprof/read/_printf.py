@@ -191,9 +191,7 @@ def _piece(
     # before byte k), and the words before those: indexed by the separators
     # themselves (the padding keeps the first line's inside the buffer)
     ending, before = (
-        np.ndarray(
-            shape=(size,), dtype="<u8", buffer=buf.data, offset=start - back, strides=(1,)
-        )
+        np.ndarray(shape=(size,), dtype="<u8", buffer=buf.data, offset=start - back, strides=(1,))
         for back in (8, 16)
     )
     out: dict[str, np.ndarray] = {}

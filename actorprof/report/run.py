@@ -380,6 +380,7 @@ def run_report(
     def read(kind: str) -> None:
         if on_read is not None:
             on_read(run, kind)
+
     # each logical phase's send times, binned in its matrix's read for the timeline
     binned: dict[str | None, SendTimes] = {}
     if traces.logical is not None:
