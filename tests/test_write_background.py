@@ -463,6 +463,25 @@ def test_the_report_leaves_no_figure_folder_behind(
     assert list(scratch.iterdir()) == []
 
 
+def test_without_a_temporary_folder_the_report_draws_its_figures_here(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    def no_folder(*args: Any, **kwargs: Any) -> str:
+        raise FileNotFoundError(2, "No usable temporary directory found")
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "ig_8pe_2nodes"
+    code, _, err = run("report", example, "-o", tmp_path / "served", "--no-cache")
+    assert code == 0, err
+    monkeypatch.setattr(tempfile, "mkdtemp", no_folder)
+    forks.clear()
+    code, _, err = run("report", example, "-o", tmp_path / "here", "--no-cache")
+    assert code == 0, err
+    assert forks == []  # no figure server: every figure drawn in this process
+    assert contents(tmp_path / "here") == contents(tmp_path / "served")
+
+
 def test_a_report_figure_failing_in_a_child_is_a_warning_and_the_page_goes_on(
     tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
+from ..errors import ActorProfError
 from ..write import OutputWriter, suptitle_of
 from ._html import (
     CSS,
@@ -162,7 +163,10 @@ class FigureCollector:
         if self.files is not None and self.files.fmt != self.fmt:
             raise ValueError(f"figure files are {self.files.fmt}, the page's {self.fmt}")
         if self.background and self.files is None:
-            pages = _PageFigures(self.fmt, self.warm)
+            try:
+                pages = _PageFigures(self.fmt, self.warm)
+            except (OSError, ActorProfError):  # no temporary folder to draw in: drawn here
+                return
             if pages.serving:
                 self._pages = pages
             else:  # no CPU to spare, or threads already run: drawn here
