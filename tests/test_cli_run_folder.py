@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import pty
 import select
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -96,7 +98,10 @@ def _first_progress(argv: list[str], *, delay_s: float | None = None) -> tuple[b
     ``delay_s``: the progress line's delay instead of its default (a read
     faster than the default second would show none)."""
     primary, secondary = pty.openpty()
-    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT)}
+    # the command is killed: what it would have removed at exit (the report's
+    # figure folder) is left in a temporary folder of the test's own
+    scratch = tempfile.mkdtemp(prefix="actorprof-test-")
+    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT), "TMPDIR": scratch}
     start = time.monotonic()
     command = [sys.executable, "-m", "actorprof"]
     if delay_s is not None:
@@ -131,6 +136,7 @@ def _first_progress(argv: list[str], *, delay_s: float | None = None) -> tuple[b
         proc.kill()
         proc.wait()
         os.close(primary)
+        shutil.rmtree(scratch, ignore_errors=True)
     return seen, elapsed, still_running
 
 
