@@ -10,6 +10,7 @@ a window or depends on the global backend.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import gc
@@ -668,37 +669,52 @@ def _serve(  # pragma: no cover - runs in the server
             if block or child.done():
                 collect(child)
 
-    def reap_first() -> None:
-        # a child's pipe is readable once it has sent its error or ended
-        ready, _, _ = select.select([child.pipe for child in writer._children], [], [])
-        collect(next(child for child in writer._children if child.pipe == ready[0]))
-
     def collect(child: _Child) -> None:
         writer._children.remove(child)
         error = child.outcome()
         if error is not None:
             failures.append((str(child.target), error))
 
-    with os.fdopen(jobs_fd, "rb") as jobs:
+    # figures received but not handed out yet: every job is read as soon as it
+    # comes (its sender never waits for a figure to end), each drawn once a
+    # child may be forked
+    pending: collections.deque[tuple[str, int | None, Callable[[], Figure]]]
+    pending = collections.deque()
+    with os.fdopen(jobs_fd, "rb", buffering=0) as jobs:
+        more = True
         while True:
-            head = jobs.read(8)
-            if len(head) < 8:
-                return  # the caller is gone without finishing: nothing to report
-            size = int.from_bytes(head, "little")
-            if not size:
-                break
-            target, dpi, sizes = pickle.loads(jobs.read(size))
-            build, *arrays = (_read_exactly(jobs, size) for size in sizes)
+            reap(block=False)
+            while pending and len(writer._children) < spare:
+                target, dpi, builder = pending.popleft()
+                # built in the child: this process only hands out the figures, so
+                # a long one never holds the next back while a CPU is free
+                try:
+                    writer._fork(Path(target), _build_and_write(writer, builder, dpi))
+                except Exception as exc:
+                    failures.append((target, _failure(exc)))
+                del builder
+            if not more and not pending:
+                break  # every figure handed out: reap(block=True) waits for them
+            # the next job, or (figures waiting) the first child to end
+            waiting = [child.pipe for child in writer._children] if pending else []
+            ready, _, _ = select.select(([jobs_fd] if more else []) + waiting, [], [])
+            if jobs_fd not in ready:
+                collect(next(child for child in writer._children if child.pipe in ready))
+                continue
             try:
-                builder = pickle.loads(build, buffers=arrays)
-                reap(block=False)
-                while len(writer._children) >= spare:
-                    reap_first()  # every CPU draws: the first child to end frees one
-                # built in the child: this process only hands out the figures, so a
-                # long one never holds the next back while a CPU is free
-                writer._fork(Path(target), _build_and_write(writer, builder, dpi))
+                size = int.from_bytes(_read_exactly(jobs, 8), "little")
+            except EOFError:
+                return  # the caller is gone without finishing: nothing to report
+            if not size:
+                more = False
+                continue
+            target, dpi, sizes = pickle.loads(_read_exactly(jobs, size))
+            build, *arrays = (_read_exactly(jobs, n) for n in sizes)
+            try:
+                pending.append((target, dpi, pickle.loads(build, buffers=arrays)))
             except Exception as exc:
                 failures.append((target, _failure(exc)))
+            del build, arrays
     reap(block=True)
     _write_all(results_fd, pickle.dumps(failures) if failures else b"")
     os.close(results_fd)
@@ -750,7 +766,7 @@ def _without_3d_axes() -> Iterator[None]:  # pragma: no cover - runs in the serv
             del sys.modules[name]
 
 
-def _read_exactly(stream: io.BufferedReader, size: int) -> bytearray:  # pragma: no cover
+def _read_exactly(stream: io.RawIOBase, size: int) -> bytearray:  # pragma: no cover
     data = bytearray(size)
     view, done = memoryview(data), 0
     while done < size:

@@ -344,6 +344,33 @@ def test_a_long_figure_in_the_server_does_not_hold_the_next_back(
     assert len(pids) == 3 and os.getpid() not in pids  # a child each
 
 
+def build_with_data(record: Path, title: str, data: Any) -> Any:
+    """:func:`build_recorded`, given some data to carry (a job of its size)."""
+    return build_recorded(record, f"{title} {len(data)}")
+
+
+def test_a_big_figure_job_is_taken_while_every_child_draws(
+    tmp_path: Path, forks: list[int]
+) -> None:
+    # both children wait and a figure waits for a child: the server still
+    # reads the next job (5 MB, more than the pipe holds) at once, so the
+    # caller goes on
+    import numpy as np
+
+    out = OutputWriter(tmp_path / "out", kind="k", background=True, warm=WARM)
+    flag = tmp_path / "flag"
+    for name in ("slow1", "slow2", "c"):
+        out.draw(functools.partial(build_waiting, flag, name), name)
+    start = time.monotonic()
+    big = np.zeros(5_000_000 // 8)
+    out.draw(functools.partial(build_with_data, tmp_path / "pids", "big", big), "big")
+    taken = time.monotonic() - start
+    flag.touch()
+    names = [p.name for p in out.finish()]
+    assert names == ["k_slow1.png", "k_slow2.png", "k_c.png", "k_big.png"]
+    assert taken < 10  # not held until a waiting figure ends (20 s)
+
+
 def test_a_figure_failing_in_the_server_is_its_error_in_call_order(
     tmp_path: Path, forks: list[int]
 ) -> None:
