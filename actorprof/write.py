@@ -568,10 +568,11 @@ class _FigureServer:
 
     Forked before the heavy imports, it imports the plotting stack (the
     ``warm`` modules) while the caller reads; each job is a pickled figure
-    builder and its file, built and saved by a child of its own, one child
-    per spare CPU and the caller's (the server waits for one to end when
-    all are drawing, and draws nothing itself); at :meth:`finish` it waits
-    for its children and sends back the failures, by file.
+    builder and its file, read as soon as it comes (the caller never waits
+    for a figure), then built and saved by a child of its own, one child
+    per spare CPU and the caller's (the jobs wait for one to end when all
+    are drawing; the server draws nothing itself); at :meth:`finish` it
+    waits for its children and sends back the failures, by file.
     """
 
     def __init__(self, pid: int, jobs: int, results: int) -> None:
