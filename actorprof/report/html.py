@@ -215,8 +215,7 @@ class FigureCollector:
                 # our own file, in our own private folder: the figure's parts
                 rendered = pickle.loads(target.read_bytes())
                 drawn = EmbeddedFigure(place.section, place.scope, place.name, *rendered)
-                self.figures[next(k for k, f in enumerate(self.figures) if f is place)] = drawn
-                self._done[id(place)] = (place, drawn)
+                self._done[id(place)] = (place, drawn)  # put in its place by drawn() below
             pages.close()
             self._pages = None
         self.figures[:] = self.drawn(self.figures)
