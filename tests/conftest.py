@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import shutil
@@ -18,6 +19,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 # the test suite's entries out of the real one (subprocesses inherit this).
 _CACHE = tempfile.mkdtemp(prefix="actorprof-test-cache-")
 os.environ["XDG_CACHE_HOME"] = _CACHE
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)  # not left in /tmp after a run
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
