@@ -1,5 +1,5 @@
 """``python -m actorprof``."""
 
-from .cli import main
+from .cli import run
 
-main(prog_name="actorprof")
+run()

@@ -365,20 +365,57 @@ class OutputWriter:
         An iterator in ``data`` is written as the list it yields, an item at
         a time (:func:`iter_json`): its items are never all held.
         """
+        return self._atomic(self.path(name, "json"), _json_writer(data))
 
-        def write(handle: Any) -> None:
-            pieces: list[str] = []
-            size = 0
-            for piece in iter_json(to_jsonable(data)):
-                pieces.append(piece)
-                size += len(piece)
-                if size >= 1 << 20:
-                    handle.write("".join(pieces).encode())
-                    pieces, size = [], 0
-            pieces.append("\n")
-            handle.write("".join(pieces).encode())
+    def json_beside(
+        self, build: Callable[[], dict[str, Any]], name: str
+    ) -> Callable[[dict[str, Any]], Path] | None:
+        """Write the JSON of ``build()`` in a forked child while this process goes on.
 
-        return self._atomic(self.path(name, "json"), write)
+        The child makes the dict, then waits for the last of its items:
+        the returned function sends them (a picklable dict, added at the
+        end) and returns the file's path; the child then writes the file
+        as :meth:`json` does. :meth:`finish` waits for it and raises its
+        error. None, with nothing done, when no child may be forked (no
+        spare CPU, another thread, no ``fork``): write it with :meth:`json`.
+        A sender dropped unsent lets the child go without writing.
+        """
+        if not (len(self._children) < self._spare and threading.active_count() == 1):
+            return None
+        target = self.path(name, "json")
+        last_read, last_write = os.pipe()
+
+        def work() -> bytes:  # pragma: no cover - runs in the child
+            os.close(last_write)
+            data = build()
+            with os.fdopen(last_read, "rb") as pipe:
+                last = pipe.read()
+            if not last:  # the caller gave up: nothing is written
+                raise ActorProfError(f"{target}: not written (the command stopped)")
+            data.update(pickle.loads(last))
+            self._write_file(target, _json_writer(data))
+            return b""
+
+        forked = fork_child(work)
+        os.close(last_read)
+        if forked is None:
+            os.close(last_write)
+            return None
+        self._children.append(_Child(*forked, target, doing="writing this file"))
+        self.written.append(target)
+
+        def send(last: dict[str, Any]) -> Path:
+            closing.detach()
+            try:
+                _write_all(last_write, pickle.dumps(last, protocol=pickle.HIGHEST_PROTOCOL))
+            except OSError:  # the child is gone: finish() says why
+                pass
+            finally:
+                os.close(last_write)
+            return target
+
+        closing = weakref.finalize(send, os.close, last_write)  # dropped unsent: the child leaves
+        return send
 
     def text(self, text: str, name: str, ext: str) -> Path:
         """Write a text file (UTF-8), atomically."""
@@ -531,9 +568,11 @@ class ForkedChild:
 class _Child(ForkedChild):
     """A forked child writing one file; its failure comes back through a pipe."""
 
-    def __init__(self, pid: int, pipe: int, target: Path) -> None:
+    def __init__(
+        self, pid: int, pipe: int, target: Path, *, doing: str = "drawing this figure"
+    ) -> None:
         super().__init__(pid, pipe)
-        self.target = target
+        self.target, self.doing = target, doing
 
     def collect(self) -> BaseException | None:
         """The child's error, None when it wrote its file (waits for it)."""
@@ -546,13 +585,31 @@ class _Child(ForkedChild):
         if payload:
             return payload
         if os.waitstatus_to_exitcode(status) != 0:
-            return pickle.dumps(_stopped(self.target, status))
+            return pickle.dumps(_stopped(self.target, status, self.doing))
         return None
 
 
-def _stopped(target: Path, status: int) -> ActorProfError:
+def _json_writer(data: Any) -> Callable[[Any], None]:
+    """What writes ``data`` as :meth:`OutputWriter.json` writes it."""
+
+    def write(handle: Any) -> None:
+        pieces: list[str] = []
+        size = 0
+        for piece in iter_json(to_jsonable(data)):
+            pieces.append(piece)
+            size += len(piece)
+            if size >= 1 << 20:
+                handle.write("".join(pieces).encode())
+                pieces, size = [], 0
+        pieces.append("\n")
+        handle.write("".join(pieces).encode())
+
+    return write
+
+
+def _stopped(target: Path, status: int, doing: str = "drawing this figure") -> ActorProfError:
     return ActorProfError(
-        f"{target}: the process drawing this figure stopped "
+        f"{target}: the process {doing} stopped "
         f"({_exit_text(status)}); nothing half-written was left. Rerun; if it "
         "happens again, report it."
     )

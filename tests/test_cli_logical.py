@@ -296,3 +296,46 @@ def test_a_killed_worker_is_a_clear_error(
     monkeypatch.setattr(logical, "logical_view", killed)
     code, out, err = run("logical", str(data / "logical_small"), "-o", str(tmp_path))
     assert code == 1 and out == "" and "a worker process died" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "said"),
+    [
+        (["logical", "{empty}", "-q"], 1, "no trace file found"),
+        (["logical", "{missing}", "-q"], 2, "does not exist"),
+        (["--version"], 0, "actorprof"),
+    ],
+)
+def test_the_program_exits_with_the_commands_code_and_says_all(
+    args: list[str], code: int, said: str, tmp_path: Path
+) -> None:
+    """The program's quick exit (``cli.run``) keeps the exit code and flushes
+    what was written to a pipe."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    argv = [a.format(empty=empty, missing=tmp_path / "missing") for a in args]
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "actorprof", *argv], capture_output=True, text=True, env=env
+    )
+    assert proc.returncode == code
+    assert said in proc.stdout + proc.stderr
+
+
+def test_the_program_runs_its_exit_handlers(tmp_path: Path) -> None:
+    """After the quick exit, the report's private figure folder is gone
+    (removed by an exit handler) and every output is complete."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    example = Path(__file__).resolve().parents[1] / "examples" / "ig_8pe_2nodes"
+    env = {**os.environ, "MPLBACKEND": "Agg", "TMPDIR": str(scratch)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "actorprof", "report", str(example), "-o", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == [str(tmp_path / "o" / f"report.{e}") for e in ("html", "json")]
+    assert json.loads((tmp_path / "o" / "report.json").read_text())["kinds_read"]
+    assert list(scratch.iterdir()) == []

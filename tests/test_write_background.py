@@ -460,7 +460,7 @@ def test_the_report_draws_in_its_figure_server_what_it_draws_here(
     example = Path(__file__).resolve().parents[1] / "examples" / "ig_8pe_2nodes"
     code, _, err = run("report", example, "-o", tmp_path / "bg", "--no-cache")
     assert code == 0, err
-    assert len(forks) == 1  # the figure server (it forks a child per figure)
+    assert len(forks) == 2  # the figure server (it forks a child per figure), report.json
     monkeypatch.setattr(actorprof.write, "_spare_cpus", lambda: 0)
     forks.clear()
     code, _, err = run("report", example, "-o", tmp_path / "serial", "--no-cache")
@@ -481,7 +481,7 @@ def test_the_report_leaves_no_figure_folder_behind(
     example = Path(__file__).resolve().parents[1] / "examples" / "ig_8pe_2nodes"
     code, _, err = run("report", example, "-o", tmp_path / "out", "--no-cache")
     assert code == 0, err
-    assert len(forks) == 1 and list(scratch.iterdir()) == []
+    assert len(forks) == 2 and list(scratch.iterdir()) == []  # the server, report.json
     empty = tmp_path / "empty"
     empty.mkdir()
     code, _, err = run("report", empty, "-o", tmp_path / "out2")  # fails after the server started
@@ -505,7 +505,7 @@ def test_without_a_temporary_folder_the_report_draws_its_figures_here(
     forks.clear()
     code, _, err = run("report", example, "-o", tmp_path / "here", "--no-cache")
     assert code == 0, err
-    assert forks == []  # no figure server: every figure drawn in this process
+    assert len(forks) == 1  # report.json's writer; no figure server: figures drawn here
     assert contents(tmp_path / "here") == contents(tmp_path / "served")
 
 
@@ -557,3 +557,65 @@ def test_a_writer_let_go_before_finish_lets_its_server_go(tmp_path: Path, forks:
             assert pid
             break
         time.sleep(0.05)
+
+
+# --- a JSON file made and written by a child ---------------------------------
+
+
+def _made_in_the_child() -> dict[str, Any]:
+    import numpy as np
+
+    return {"pid": os.getpid(), "values": np.arange(3), "nan": float("nan")}
+
+
+def test_json_beside_writes_what_json_writes(tmp_path: Path, forks: list[int]) -> None:
+    out = OutputWriter(tmp_path, kind="k", background=True)
+    send = out.json_beside(_made_in_the_child, "beside")
+    assert send is not None and len(forks) == 1
+    assert send({"last": [1, 2]}) == tmp_path / "k_beside.json"
+    assert out.finish() == [tmp_path / "k_beside.json"]
+    data = _made_in_the_child()
+    data["pid"] = forks[0]  # made in the child
+    data["last"] = [1, 2]  # sent last, written last
+    OutputWriter(tmp_path, kind="k").json(data, "here")
+    assert (tmp_path / "k_beside.json").read_bytes() == (tmp_path / "k_here.json").read_bytes()
+
+
+def test_json_beside_without_a_spare_cpu_does_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(actorprof.write, "_spare_cpus", lambda: 0)
+    out = OutputWriter(tmp_path, kind="k", background=True)
+    assert out.json_beside(_made_in_the_child, "beside") is None
+    assert out.finish() == [] and list(tmp_path.iterdir()) == []
+
+
+def test_json_beside_failing_in_the_child_is_raised_at_finish(
+    tmp_path: Path, forks: list[int]
+) -> None:
+    def broken() -> dict[str, Any]:
+        raise ValueError("no summary")
+
+    out = OutputWriter(tmp_path, kind="k", background=True)
+    send = out.json_beside(broken, "beside")
+    assert send is not None
+    send({"last": 1})
+    with pytest.raises(ValueError, match="no summary"):
+        out.finish()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_json_beside_unsent_lets_the_child_go_without_writing(
+    tmp_path: Path, forks: list[int]
+) -> None:
+    import gc
+
+    out = OutputWriter(tmp_path, kind="k", background=True)
+    send = out.json_beside(_made_in_the_child, "beside")
+    assert send is not None
+    del send  # the command stopped before the last items
+    gc.collect()
+    started = time.monotonic()
+    with pytest.raises(ActorProfError, match=r"k_beside\.json: not written"):
+        out.finish()
+    assert time.monotonic() - started < 10 and list(tmp_path.iterdir()) == []

@@ -103,11 +103,18 @@ class ReportFigures:
                 self._run((section, scope, matrix), job)
                 release_memory()  # a figure's drawing buffers
 
-    def finish(self, run: RunReport, *, release: bool = False) -> dict[str, str]:
+    def finish(
+        self, run: RunReport, *, release: bool = False, matrices: bool = True
+    ) -> dict[str, str]:
         """Draw what is left, wait for the figures drawn in the background;
-        the failures, by section (see :func:`report_figures`)."""
+        the failures, by section (see :func:`report_figures`).
+
+        ``matrices`` False leaves the page's matrices (and the logical views
+        they are drawn from) to :meth:`draw_matrices`: the figures' list
+        and failures are then complete but for the matrices' failures.
+        """
         out = self.out
-        jobs = _jobs(run, out, self.top)
+        jobs = [job for job in _jobs(run, out, self.top) if matrices or not job[4]]
         keys = [(section, scope, matrix) for section, scope, _, _, matrix in jobs]
         order = list(range(len(jobs)))
         if release:  # the views that hold the most are drawn (and let go) first
@@ -140,6 +147,24 @@ class ReportFigures:
             out.files.written[self._files :] = [p for _, (_, paths) in drawn for p in paths]
         failures = sorted(self._failures.items(), key=lambda item: index[item[0]])
         return {key: text for _, (key, text) in failures}
+
+    def draw_matrices(self, run: RunReport, *, release: bool = False) -> dict[str, str]:
+        """Draw the page's matrices after ``finish(matrices=False)``; their
+        failures, by section, which follow :meth:`finish`'s in the page's order.
+        ``release``: let each logical view go once its matrix is drawn."""
+        failed: dict[str, str] = {}
+        for section, scope, job, drop, matrix in _jobs(run, self.out, self.top):
+            key = (section, scope, matrix)
+            if not matrix or key in self._drawn:
+                continue
+            self._run(key, job)
+            if key in self._failures:
+                name, text = self._failures[key]
+                failed[name] = text
+            if release and drop is not None:
+                drop()
+            release_memory()  # the pyramid's buffers (and a view let go)
+        return failed
 
     def _run(self, key: _Key, job: Callable[[], None]) -> None:
         out = self.out
