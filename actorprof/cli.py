@@ -1240,24 +1240,21 @@ def report(
     # 65,536 PEs both are hundreds of MB
     summary = run.summary(coverage=False)
     release_memory()
-    failed = figures.finish(run, release=True, matrices=False)
+    figures.draw_rest(run, release=True, matrices=False)
     release_memory()
-    figure_list = [f.to_dict() for f in collector.figures]
-
-    def completed() -> dict[str, Any]:
-        done = with_coverage(summary, run)
-        done["figures"] = figure_list
-        return done
-
-    # report.json is made and written by a child (when a CPU is spare) while
-    # the page's matrices and the page are: at 65,536 PEs each takes a second
-    send_json = out.json_beside(completed, "")
-    failed.update(figures.draw_matrices(run, release=True))
+    # while the figure server draws: report.json is made by a child (when a
+    # CPU is spare; the figures' list and errors are sent to it once known),
+    # the page's matrices and the coverage here (at 65,536 PEs, each a second)
+    send_json = out.json_beside(functools.partial(with_coverage, summary, run), "")
+    matrix_failures = figures.draw_matrices(run, release=True)
+    release_memory()
+    summary = with_coverage(summary, run)
+    failed = figures.wait()
+    failed.update(matrix_failures)
+    last = {"figures": [f.to_dict() for f in collector.figures], "figure_errors": failed}
     if send_json is not None:
-        sent = send_json({"figure_errors": failed})
-    release_memory()
-    summary = completed()
-    summary["figure_errors"] = failed
+        sent = send_json(last)
+    summary.update(last)
     page = out.text(render_report(summary, collector.figures, collector.matrices), "", "html")
     if send_json is None:
         sent = out.json(summary, "")

@@ -372,10 +372,11 @@ class OutputWriter:
     ) -> Callable[[dict[str, Any]], Path] | None:
         """Write the JSON of ``build()`` in a forked child while this process goes on.
 
-        The child makes the dict, then waits for the last of its items:
-        the returned function sends them (a picklable dict, added at the
-        end) and returns the file's path; the child then writes the file
-        as :meth:`json` does. :meth:`finish` waits for it and raises its
+        The child makes the dict and the text of its items, then waits for
+        the last items: the returned function sends them (a picklable dict,
+        added at the end) and returns the file's path; the child then
+        writes the bytes :meth:`json` writes for the whole dict (the text
+        is held in the child, not in this process). :meth:`finish` waits for it and raises its
         error. None, with nothing done, when no child may be forked (no
         spare CPU, another thread, no ``fork``): write it with :meth:`json`.
         A sender dropped unsent lets the child go without writing.
@@ -387,13 +388,18 @@ class OutputWriter:
 
         def work() -> bytes:  # pragma: no cover - runs in the child
             os.close(last_write)
-            data = build()
+            data = to_jsonable(build())
+            # the text of the items made here, while the last ones are awaited
+            texts = ["{\n", *_json_items(data, level=0, first=True)]
             with os.fdopen(last_read, "rb") as pipe:
-                last = pipe.read()
-            if not last:  # the caller gave up: nothing is written
+                sent = pipe.read()
+            if not sent:  # the caller gave up: nothing is written
                 raise ActorProfError(f"{target}: not written (the command stopped)")
-            data.update(pickle.loads(last))
-            self._write_file(target, _json_writer(data))
+            last = to_jsonable(pickle.loads(sent))
+            texts += [*_json_items(last, level=0, first=not data), "\n}\n"]
+            if not data and not last:
+                texts = ["{}\n"]
+            self._write_file(target, lambda handle: handle.write("".join(texts).encode()))
             return b""
 
         forked = fork_child(work)
@@ -1171,11 +1177,8 @@ def iter_json(data: Any, *, _level: int = 0) -> Iterator[str]:
     of events, say) written as the list it yields, item by item as it comes:
     a 65,536-PE Perfetto export is millions of events, never held at once."""
     if isinstance(data, dict) and data:
-        inner = "  " * (_level + 1)
         yield "{\n"
-        for k, (key, value) in enumerate(data.items()):
-            yield (",\n" if k else "") + inner + json.dumps(key) + ": "
-            yield from iter_json(value, _level=_level + 1)
+        yield from _json_items(data, level=_level, first=True)
         yield "\n" + "  " * _level + "}"
         return
     if isinstance(data, Iterator):
@@ -1210,6 +1213,15 @@ def iter_json(data: Any, *, _level: int = 0) -> Iterator[str]:
         text = item if type(item) is JsonText else compact(item)  # already JSON: as it is
         yield ("\n" if not k else ",\n") + inner + text
     yield "\n" + "  " * _level + "]"
+
+
+def _json_items(data: dict[str, Any], *, level: int, first: bool) -> Iterator[str]:
+    """The text of ``data``'s items inside a dict of :func:`iter_json` at
+    ``level`` (``first``: they open it, no comma before them)."""
+    inner = "  " * (level + 1)
+    for k, (key, value) in enumerate(data.items()):
+        yield ("" if first and not k else ",\n") + inner + json.dumps(key) + ": "
+        yield from iter_json(value, _level=level + 1)
 
 
 #: Items of a long list whose texts are joined into one piece: a 65,536-PE

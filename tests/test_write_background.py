@@ -619,3 +619,16 @@ def test_json_beside_unsent_lets_the_child_go_without_writing(
     with pytest.raises(ActorProfError, match=r"k_beside\.json: not written"):
         out.finish()
     assert time.monotonic() - started < 10 and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("made", "last"), [({}, {"a": 1}), ({}, {}), ({"a": [1.5]}, {})])
+def test_json_beside_with_no_items_on_one_side(
+    tmp_path: Path, forks: list[int], made: dict[str, Any], last: dict[str, Any]
+) -> None:
+    out = OutputWriter(tmp_path, kind="k", background=True)
+    send = out.json_beside(functools.partial(dict, made), "beside")
+    assert send is not None
+    send(last)
+    out.finish()
+    OutputWriter(tmp_path, kind="k").json({**made, **last}, "here")
+    assert (tmp_path / "k_beside.json").read_bytes() == (tmp_path / "k_here.json").read_bytes()

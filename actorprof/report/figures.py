@@ -94,6 +94,7 @@ class ReportFigures:
         # by job: what it drew, or why it failed
         self._drawn: dict[_Key, tuple[list[EmbeddedFigure], list[Path]]] = {}
         self._failures: dict[_Key, tuple[str, str]] = {}
+        self._keys: list[_Key] = []  # the jobs of draw_rest, in the page's order
 
     def draw(self, run: RunReport, kind: str) -> None:
         """Draw the figures of ``kind``'s views in ``run`` not drawn yet
@@ -113,6 +114,13 @@ class ReportFigures:
         they are drawn from) to :meth:`draw_matrices`: the figures' list
         and failures are then complete but for the matrices' failures.
         """
+        self.draw_rest(run, release=release, matrices=matrices)
+        return self.wait()
+
+    def draw_rest(self, run: RunReport, *, release: bool = False, matrices: bool = True) -> None:
+        """:meth:`finish` without the wait: draw what is left (in the
+        background where the collector has a figure server); then
+        :meth:`wait`."""
         out = self.out
         jobs = [job for job in _jobs(run, out, self.top) if matrices or not job[4]]
         keys = [(section, scope, matrix) for section, scope, _, _, matrix in jobs]
@@ -131,6 +139,12 @@ class ReportFigures:
             if release and drop is not None:
                 drop()
             release_memory()  # a figure's drawing buffers (and a view let go)
+        self._keys = keys
+
+    def wait(self) -> dict[str, str]:
+        """Wait for the figures drawn in the background and put every figure
+        in the page's order; the failures, by section (see :meth:`finish`)."""
+        out, keys = self.out, self._keys
         index = {key: i for i, key in reversed(list(enumerate(keys)))}
         for section, scope, error in out.finish():  # the figures drawn in the background
             key = (section, scope, False)
@@ -140,12 +154,16 @@ class ReportFigures:
                         type(error), error, error.__traceback__, file=sys.stderr
                     )
                 self._fail(key, f"{type(error).__name__}: {error}")
-        # the page's order, whatever the drawing order
-        drawn = sorted(self._drawn.items(), key=lambda item: index[item[0]])
+        # the page's order, whatever the drawing order (the matrices drawn
+        # apart draw no figure: they come last)
+        drawn = sorted(self._drawn.items(), key=lambda item: index.get(item[0], len(index)))
         out.figures[self._figures :] = [f for _, (figs, _) in drawn for f in out.drawn(figs)]
         if out.files is not None:
             out.files.written[self._files :] = [p for _, (_, paths) in drawn for p in paths]
-        failures = sorted(self._failures.items(), key=lambda item: index[item[0]])
+        failures = sorted(
+            (item for item in self._failures.items() if item[0] in index),
+            key=lambda item: index[item[0]],
+        )
         return {key: text for _, (key, text) in failures}
 
     def draw_matrices(self, run: RunReport, *, release: bool = False) -> dict[str, str]:
