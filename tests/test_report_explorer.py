@@ -339,3 +339,18 @@ def test_hover_in_chromium_equals_logical_pairs_csv(tmp_path: Path) -> None:
     ) in far["note"]
     assert got["24,590"]["note"] == ""
     assert float(far["ready"]) < 3000
+
+
+@pytest.mark.parametrize(
+    ("n", "cells", "most"),
+    [(0, 1, 1), (1, 5, 5), (2_000, 40, 3), (50_000, 1 << 30, 1_000), (500, 1 << 61, 1 << 20)],
+)
+def test_the_cells_order_is_lexsorts(n: int, cells: int, most: int) -> None:
+    """By cell, the most messages first, ties in the pairs' order: packed in
+    one key, or (too wide: the last case) by ``lexsort`` itself."""
+    from actorprof.analyze.pyramid import _by_cell_then_largest
+
+    rng = np.random.default_rng(n)
+    key = rng.integers(0, cells, n, dtype=np.int64)
+    msgs = rng.integers(1, most + 1, n, dtype=np.int64)
+    assert np.array_equal(_by_cell_then_largest(key, msgs), np.lexsort((-msgs, key)))
