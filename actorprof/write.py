@@ -1198,7 +1198,7 @@ def iter_json(data: Any, *, _level: int = 0) -> Iterator[str]:
     if numbers is not None:  # one piece: a 65,536-PE summary has lists of 65,536 numbers
         yield "[\n" + inner + (",\n" + inner).join(numbers) + "\n" + "  " * _level + "]"
         return
-    compact = json.JSONEncoder(allow_nan=False, separators=(", ", ": ")).encode
+    compact = _compact_json()
     yield "["
     if isinstance(data, list):  # held already: its items' texts joined a slice at a time
         between = ",\n" + inner
@@ -1231,6 +1231,35 @@ _JOINED_ITEMS = 4096
 
 
 _PLAIN = frozenset({int, str, bool})
+#: The items of a list that :func:`to_jsonable` leaves as they are (floats
+#: too, when finite).
+_PLAIN_ITEMS = frozenset({int, str, bool, type(None)})
+
+
+def _compact_json() -> Callable[[Any], str]:
+    """``json.JSONEncoder(allow_nan=False, separators=(", ", ": ")).encode``,
+    with its C encoder made once, not for every item (a 65,536-PE report's
+    coverage is as many items: 0.24 -> 0.14 s)."""
+    encoder = json.JSONEncoder(allow_nan=False, separators=(", ", ": "))
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # no C encoder (another Python)
+        return encoder.encode
+    iterencode = make(
+        {},  # circular references are checked, as encode() checks them
+        encoder.default,
+        json.encoder.encode_basestring_ascii,
+        None,
+        encoder.key_separator,
+        encoder.item_separator,
+        False,
+        False,
+        False,
+    )
+
+    def encode(item: Any) -> str:
+        return "".join(iterencode(item, 0))
+
+    return encode
 
 
 def _number_texts(items: list[Any]) -> list[str] | None:
@@ -1340,6 +1369,12 @@ def _jsonable_dict(data: dict[Any, Any]) -> dict[str, Any]:
 
 def _jsonable_list(data: list[Any]) -> list[Any]:
     """:func:`to_jsonable` of a list: ``data`` itself when no item changes."""
+    kinds = set(map(type, data))
+    if kinds <= _PLAIN_ITEMS or (
+        kinds <= _PLAIN_ITEMS | {float}
+        and not any(type(v) is float and not math.isfinite(v) for v in data)
+    ):  # plain numbers and text (a 65,536-PE summary's lists): nothing to look at
+        return data
     out: list[Any] | None = None
     for i, item in enumerate(data):
         new = to_jsonable(item)

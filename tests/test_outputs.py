@@ -367,6 +367,29 @@ def test_json_conversion_copies_only_what_changes() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("items", "expected"),
+    [
+        ([1.5, 2, None, "a", True], None),  # plain: the list itself
+        ([0.5, float("nan"), 2], [0.5, None, 2]),
+        ([float("inf"), -float("inf")], [None, None]),
+        ([1.0, 2.0, 3], None),
+    ],
+)
+def test_a_list_of_plain_items_is_kept_and_non_finite_floats_are_null(
+    items: list[Any], expected: list[Any] | None
+) -> None:
+    from actorprof.write import to_jsonable
+
+    before = list(items)
+    out = to_jsonable(items)
+    if expected is None:
+        assert out is items
+    else:
+        assert out == expected and out is not items
+        assert [repr(v) for v in items] == [repr(v) for v in before]  # the input kept
+
+
 def _one_item_a_line(items: list[Any], level: int) -> str:
     """A long list as the writer writes it item by item (one compact JSON a line)."""
     import json
