@@ -339,8 +339,10 @@ def run() -> None:
     (a 65,536-PE report holds millions: 0.1-0.25 s). The exit handlers still
     run (temporary folders removed, worker processes stopped), the standard
     streams are flushed, then the process ends with the command's exit code.
-    With another thread still running, Python's own exit (which waits for
-    it) is kept. In a Python session, call :func:`main` instead.
+    With another thread still running, or a profiler or tracer set (they
+    write their results once the program returns: ``python -m cProfile -m
+    actorprof``), Python's own exit is kept. In a Python session, call
+    :func:`main` instead.
     """
     import atexit
     import threading
@@ -349,7 +351,7 @@ def run() -> None:
         main(prog_name="actorprof")
         code: Any = 0
     except SystemExit as exc:
-        if threading.active_count() > 1:
+        if threading.active_count() > 1 or sys.getprofile() or sys.gettrace():
             raise
         code = exc.code
     if code is None:

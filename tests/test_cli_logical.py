@@ -339,3 +339,17 @@ def test_the_program_runs_its_exit_handlers(tmp_path: Path) -> None:
     assert proc.stdout.split() == [str(tmp_path / "o" / f"report.{e}") for e in ("html", "json")]
     assert json.loads((tmp_path / "o" / "report.json").read_text())["kinds_read"]
     assert list(scratch.iterdir()) == []
+
+
+def test_the_program_under_a_profiler_exits_as_python_does(tmp_path: Path) -> None:
+    """``python -m cProfile -m actorprof``: the profile is written (no quick exit)."""
+    profile = tmp_path / "run.prof"
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "actorprof", "--version"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert profile.stat().st_size > 0
