@@ -167,9 +167,10 @@ class ReportFigures:
         return {key: text for _, (key, text) in failures}
 
     def draw_matrices(self, run: RunReport, *, release: bool = False) -> dict[str, str]:
-        """Draw the page's matrices after ``finish(matrices=False)``; their
-        failures, by section, which follow :meth:`finish`'s in the page's order.
-        ``release``: let each logical view go once its matrix is drawn."""
+        """Draw the page's matrices left by ``draw_rest(matrices=False)``
+        (before or after :meth:`wait`); their failures, by section, which
+        follow :meth:`wait`'s in the page's order. ``release``: let each
+        logical view go once its matrix is drawn."""
         failed: dict[str, str] = {}
         for section, scope, job, drop, matrix in _jobs(run, self.out, self.top):
             key = (section, scope, matrix)
