@@ -584,3 +584,57 @@ def test_figures_drawn_as_each_kind_is_read_are_the_same_page(example: str) -> N
     ]
     assert [f.data for f in early.figures] == [f.data for f in late.figures]
     assert list(early.matrices) == list(late.matrices)
+
+
+def _coverage_of_reports(run: Any) -> list[dict[str, Any]]:
+    """The coverage made from a report per file (as it was before the files
+    held as columns were read as such)."""
+    out = []
+    for kind, scope, report in run.reports:
+        normal = report.expected_reasons
+        for f in report.files:
+            expected = {str(r): int(n) for r, n in f.skipped.items() if r in normal}
+            unexpected = {str(r): int(n) for r, n in f.skipped.items() if r not in normal}
+            out.append(
+                {
+                    "kind": kind,
+                    "scope": None if scope is None else str(scope),
+                    "path": str(f.path),
+                    "pe": None if f.pe is None else int(f.pe),
+                    "bytes": int(f.bytes_read),
+                    "lines_read": int(f.lines_read),
+                    "lines_blank": int(f.lines_blank),
+                    "lines_skipped": int(f.lines_skipped),
+                    "skipped_expected": dict(sorted(expected.items())),
+                    "skipped_unexpected": dict(sorted(unexpected.items())),
+                    "first_skipped": [e.to_dict() for e in f.examples],
+                }
+            )
+    return out
+
+
+@pytest.mark.parametrize("where", ["ig_8pe_2nodes", "histo_4pe", "bad files"])
+def test_the_coverage_of_files_held_as_columns_is_that_of_their_reports(
+    where: str, tmp_path: Path
+) -> None:
+    from actorprof.read import FileColumns
+
+    if where == "bad files":  # clean files (columns) and damaged ones (reports) mixed
+        folder = tmp_path / "run"
+        shutil.copytree(EXAMPLES / "ig_8pe_2nodes" / "logical", folder)
+        with (folder / "PE3_send.csv").open("a") as f:
+            f.write("not a line\n0, 3, 0, 1\n")
+    else:
+        folder = EXAMPLES / where
+    run = run_report(folder, jobs=1)
+    columns = [
+        f
+        for _, _, report in run.reports
+        for f in report.file_accounts()
+        if isinstance(f, FileColumns)
+    ]
+    assert columns  # the route under test is taken
+    coverage = run.coverage()
+    assert json.dumps(coverage) == json.dumps(_coverage_of_reports(run))
+    if where == "bad files":
+        assert any(entry["lines_skipped"] for entry in coverage)

@@ -40,7 +40,7 @@ from ..kinds.overall import OverallView, overall_view
 from ..kinds.papi import PapiView, papi_view
 from ..kinds.physical import PhysicalView
 from ..kinds.timeline import TimelineView, timeline_view
-from ..read import ReadReport
+from ..read import FileColumns, ReadReport
 from .findings import RULES, report_findings
 from .traces import (
     HOW_TO_GET,
@@ -213,7 +213,26 @@ class RunReport(Summarized):
         out = PlainList()
         for kind, scope, report in self.reports:
             normal = report.expected_reasons
-            for f in report.files:
+            named = None if scope is None else str(scope)
+            for f in report.file_accounts():
+                if isinstance(f, FileColumns):  # files that skipped no line
+                    out.extend(
+                        {
+                            "kind": kind,
+                            "scope": named,
+                            "path": str(path),
+                            "pe": None if pe is None else int(pe),
+                            "bytes": nbytes,
+                            "lines_read": lines,
+                            "lines_blank": blank,
+                            "lines_skipped": 0,
+                            "skipped_expected": {},
+                            "skipped_unexpected": {},
+                            "first_skipped": [],
+                        }
+                        for path, pe, _, lines, blank, nbytes in f.rows()
+                    )
+                    continue
                 expected = {str(r): int(n) for r, n in f.skipped.items() if r in normal}
                 unexpected = {str(r): int(n) for r, n in f.skipped.items() if r not in normal}
                 out.append(
