@@ -346,11 +346,14 @@ def test_hover_in_chromium_equals_logical_pairs_csv(tmp_path: Path) -> None:
     [(0, 1, 1), (1, 5, 5), (2_000, 40, 3), (50_000, 1 << 30, 1_000), (500, 1 << 61, 1 << 20)],
 )
 def test_the_cells_order_is_lexsorts(n: int, cells: int, most: int) -> None:
-    """By cell, the most messages first, ties in the pairs' order: packed in
-    one key, or (too wide: the last case) by ``lexsort`` itself."""
-    from actorprof.analyze.pyramid import _by_cell_then_largest
+    """By cell, the most messages first, ties in the pairs' order (as the
+    pyramid orders its cells): packed in one key, or (too wide: the last
+    case; a negative key) by ``lexsort`` itself."""
+    from actorprof.analyze.matrix import stable_order
 
     rng = np.random.default_rng(n)
     key = rng.integers(0, cells, n, dtype=np.int64)
     msgs = rng.integers(1, most + 1, n, dtype=np.int64)
-    assert np.array_equal(_by_cell_then_largest(key, msgs), np.lexsort((-msgs, key)))
+    expected = np.lexsort((-msgs, key))
+    assert np.array_equal(stable_order(key, msgs.max(initial=0) - msgs), expected)
+    assert np.array_equal(stable_order(key - 1, msgs), np.lexsort((msgs, key - 1)))

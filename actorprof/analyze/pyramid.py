@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .matrix import pool_block
+from .matrix import pool_block, stable_order
 
 __all__ = ["MatrixPyramid", "PyramidLevel", "compact_uint", "matrix_pyramid"]
 
@@ -151,7 +151,7 @@ def _cells(
     key = tile * (per_side * per_side) + row * per_side + col
     # the largest pair first within a cell; ties keep the pairs' order (the
     # lowest source, then destination): the sort is stable
-    order = _by_cell_then_largest(key, msgs)
+    order = stable_order(key, msgs.max(initial=0) - msgs)  # lexsort((-msgs, key))
     key = key[order]
     first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else key
     top = order[first]
@@ -165,20 +165,6 @@ def _cells(
         "max_src": src[top] % block,
         "max_dst": dst[top] % block,
     }
-
-
-def _by_cell_then_largest(key: np.ndarray, msgs: np.ndarray) -> np.ndarray:
-    """``np.lexsort((-msgs, key))``: by cell, the most messages first, ties in
-    their order. One stable sort of (cell, most messages first) packed in
-    64 bits when it fits (``lexsort`` sorts twice: a 65,536-PE report's
-    pyramid spent 0.4 s here); ``lexsort`` otherwise."""
-    if len(key):
-        low, top = int(msgs.min()), int(msgs.max())
-        bits = (top - low).bit_length()
-        if int(key.min()) >= 0 and int(key.max()).bit_length() + bits <= 63:
-            packed = (key.astype(np.int64) << bits) | (top - msgs.astype(np.int64))
-            return np.argsort(packed, kind="stable")
-    return np.lexsort((-msgs, key))
 
 
 def _sorted_pairs(src: np.ndarray, dst: np.ndarray) -> bool:
