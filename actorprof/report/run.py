@@ -13,7 +13,7 @@ while the others are still analysed. No plotting, no files.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -212,44 +212,25 @@ class RunReport(Summarized):
         """
         out = PlainList()
         for kind, scope, report in self.reports:
-            normal = report.expected_reasons
             named = None if scope is None else str(scope)
-            for f in report.file_accounts():
-                if isinstance(f, FileColumns):  # files that skipped no line
-                    out.extend(
-                        {
-                            "kind": kind,
-                            "scope": named,
-                            "path": str(path),
-                            "pe": None if pe is None else int(pe),
-                            "bytes": nbytes,
-                            "lines_read": lines,
-                            "lines_blank": blank,
-                            "lines_skipped": 0,
-                            "skipped_expected": {},
-                            "skipped_unexpected": {},
-                            "first_skipped": [],
-                        }
-                        for path, pe, _, lines, blank, nbytes in f.rows()
-                    )
-                    continue
-                expected = {str(r): int(n) for r, n in f.skipped.items() if r in normal}
-                unexpected = {str(r): int(n) for r, n in f.skipped.items() if r not in normal}
-                out.append(
-                    {
-                        "kind": kind,
-                        "scope": None if scope is None else str(scope),
-                        "path": str(f.path),
-                        "pe": None if f.pe is None else int(f.pe),
-                        "bytes": int(f.bytes_read),
-                        "lines_read": int(f.lines_read),
-                        "lines_blank": int(f.lines_blank),
-                        "lines_skipped": int(f.lines_skipped),
-                        "skipped_expected": dict(sorted(expected.items())),
-                        "skipped_unexpected": dict(sorted(unexpected.items())),
-                        "first_skipped": [e.to_dict() for e in f.examples],
-                    }
+            out.extend(
+                {
+                    "kind": kind,
+                    "scope": named,
+                    "path": path,
+                    "pe": pe,
+                    "bytes": nbytes,
+                    "lines_read": lines,
+                    "lines_blank": blank,
+                    "lines_skipped": skipped,
+                    "skipped_expected": expected,
+                    "skipped_unexpected": unexpected,
+                    "first_skipped": first,
+                }
+                for path, pe, nbytes, lines, blank, skipped, expected, unexpected, first in (
+                    _coverage_rows(report)
                 )
+            )
         return out
 
     def _at_a_glance(self, s: dict[str, Any]) -> dict[str, Any]:
@@ -303,6 +284,41 @@ class RunReport(Summarized):
             if len(set(counts.values())) > 1:
                 glance["num_pes_by_kind"] = counts
         return glance
+
+
+def _coverage_rows(report: ReadReport) -> Iterator[tuple[Any, ...]]:
+    """Each file's coverage values (:meth:`RunReport.coverage`), as plain
+    values: the files held as columns (they skipped no line) straight from
+    them, never made a report each."""
+    normal = report.expected_reasons
+    for f in report.file_accounts():
+        if isinstance(f, FileColumns):
+            for path, pe, _, lines, blank, nbytes in f.rows():
+                yield (
+                    str(path),
+                    None if pe is None else int(pe),
+                    nbytes,
+                    lines,
+                    blank,
+                    0,
+                    {},
+                    {},
+                    [],
+                )
+            continue
+        expected = {str(r): int(n) for r, n in f.skipped.items() if r in normal}
+        unexpected = {str(r): int(n) for r, n in f.skipped.items() if r not in normal}
+        yield (
+            str(f.path),
+            None if f.pe is None else int(f.pe),
+            int(f.bytes_read),
+            int(f.lines_read),
+            int(f.lines_blank),
+            int(f.lines_skipped),
+            dict(sorted(expected.items())),
+            dict(sorted(unexpected.items())),
+            [e.to_dict() for e in f.examples],
+        )
 
 
 def with_coverage(summary: dict[str, Any], run: RunReport) -> dict[str, Any]:
