@@ -376,10 +376,11 @@ class OutputWriter:
         the last items: the returned function sends them (a picklable dict,
         added at the end) and returns the file's path; the child then
         writes the bytes :meth:`json` writes for the whole dict (the text
-        is held in the child, not in this process). :meth:`finish` waits for it and raises its
-        error. None, with nothing done, when no child may be forked (no
-        spare CPU, another thread, no ``fork``): write it with :meth:`json`.
-        A sender dropped unsent lets the child go without writing.
+        is held in the child, not in this process). :meth:`finish` waits
+        for it and raises its error. None, with nothing done, when no child
+        may be forked (no spare CPU, another thread, no ``fork``): write it
+        with :meth:`json`. A sender dropped unsent lets the child go
+        without writing.
         """
         if not (len(self._children) < self._spare and threading.active_count() == 1):
             return None

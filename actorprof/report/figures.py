@@ -104,23 +104,17 @@ class ReportFigures:
                 self._run((section, scope, matrix), job)
                 release_memory()  # a figure's drawing buffers
 
-    def finish(
-        self, run: RunReport, *, release: bool = False, matrices: bool = True
-    ) -> dict[str, str]:
+    def finish(self, run: RunReport, *, release: bool = False) -> dict[str, str]:
         """Draw what is left, wait for the figures drawn in the background;
-        the failures, by section (see :func:`report_figures`).
-
-        ``matrices`` False leaves the page's matrices (and the logical views
-        they are drawn from) to :meth:`draw_matrices`: the figures' list
-        and failures are then complete but for the matrices' failures.
-        """
-        self.draw_rest(run, release=release, matrices=matrices)
+        the failures, by section (see :func:`report_figures`)."""
+        self.draw_rest(run, release=release)
         return self.wait()
 
     def draw_rest(self, run: RunReport, *, release: bool = False, matrices: bool = True) -> None:
         """:meth:`finish` without the wait: draw what is left (in the
         background where the collector has a figure server); then
-        :meth:`wait`."""
+        :meth:`wait`. ``matrices`` False leaves the page's matrices (and the
+        logical views they are drawn from) to :meth:`draw_matrices`."""
         out = self.out
         jobs = [job for job in _jobs(run, out, self.top) if matrices or not job[4]]
         keys = [(section, scope, matrix) for section, scope, _, _, matrix in jobs]
