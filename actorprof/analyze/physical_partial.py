@@ -71,9 +71,11 @@ class PhysicalPartial:
         dst: np.ndarray,
         *,
         sized: bool = False,
+        counts: np.ndarray | None = None,
     ) -> PhysicalPartial:
-        """Reduce one block of trace lines (non-negative ids below 2**31)."""
-        out = cls(sized=sized, lines=len(codes))
+        """Reduce one block of trace lines (non-negative ids below 2**31);
+        with ``counts``, row ``i`` stands for ``counts[i]`` lines."""
+        out = cls(sized=sized, lines=len(codes) if counts is None else int(counts.sum()))
         if not len(codes):
             return out
         size = buffer_bytes.astype(np.int64, copy=False)
@@ -93,17 +95,17 @@ class PhysicalPartial:
         if sized:
             values, size_of = np.unique(size, return_inverse=True)
             pair = link_of * len(values) + size_of.ravel()
-            found, calls = _count(pair, count * len(values))
+            found, calls = _count(pair, count * len(values), counts)
             link_rows = found // len(values)
             out.sized_links = _decode(link_rows, span) if cells is None else cells[link_rows]
             out.sizes = values[found % len(values)]
             out.sized_calls = calls
             out.links, out.calls, out.nbytes = _links_of(out.sized_links, out.sizes, calls)
             return out
-        found, calls = _count(link_of, count)
+        found, calls = _count(link_of, count, counts)
         out.links = _decode(found, span) if cells is None else cells[found]
         out.calls = calls
-        out.nbytes = _sum_at(link_of, size, count)[found]
+        out.nbytes = _sum_at(link_of, size if counts is None else size * counts, count)[found]
         return out
 
     @classmethod
@@ -219,8 +221,18 @@ def _by_link_and_size(links: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     return np.lexsort((sizes, links))
 
 
-def _count(index: np.ndarray, length: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of ``index`` (sorted) and how often each occurs."""
+def _count(
+    index: np.ndarray, length: int, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``index`` (sorted) and how often each occurs
+    (each occurrence ``weights[i]`` times: positive integers)."""
+    if weights is not None:
+        if length <= max(_DENSE_CELLS, 4 * len(index)):
+            sums = _sum_at(index, weights, length)
+            found = np.flatnonzero(sums)
+            return found, sums[found]
+        found, at = np.unique(index, return_inverse=True)
+        return found, _sum_at(at.ravel(), weights, len(found))
     if length <= max(_DENSE_CELLS, 4 * len(index)):
         counts = np.bincount(index, minlength=length)
         found = np.flatnonzero(counts)

@@ -82,10 +82,16 @@ def reduce_physical_range(unit: PhysicalUnit) -> PhysicalRange:
     sums = _Sums(unit.sized)
     error = None
     try:
-        for block in scan.blocks(unit.block_bytes, start=unit.start, stop=unit.stop):
+        blocks = scan.blocks(unit.block_bytes, start=unit.start, stop=unit.stop, counted=True)
+        for block in blocks:
             sums.add(
                 PhysicalPartial.of_block(
-                    block.codes, block.buffer_bytes, block.src_pe, block.dst_pe, sized=unit.sized
+                    block.codes,
+                    block.buffer_bytes,
+                    block.src_pe,
+                    block.dst_pe,
+                    sized=unit.sized,
+                    counts=block.counts,
                 )
             )
     except TraceFormatError as exc:

@@ -30,11 +30,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "BlockBuffer",
     "CompactBlock",
     "FastBlock",
     "KeyTable",
     "LineKeys",
     "compact_block",
+    "key_words",
     "tokenize_block",
 ]
 
@@ -166,12 +168,22 @@ class KeyTable:
     """Distinct keys (integer fields) of one file or byte range, and their values.
 
     ``values[k]`` holds the parsed integer columns of key ``k``; keys are
-    found by an open-addressing hash table over their bytes.
+    found by an open-addressing hash table over their bytes. A key is valid
+    when each field is at most its ``limits`` entry, and (``widths``) has at
+    most that many characters.
     """
 
-    def __init__(self, n_ints: int, limits: tuple[int, ...], *, max_keys: int = 1 << 18) -> None:
+    def __init__(
+        self,
+        n_ints: int,
+        limits: tuple[int, ...],
+        *,
+        max_keys: int = 1 << 18,
+        widths: tuple[int, ...] | None = None,
+    ) -> None:
         self.n_ints = n_ints
         self.limits = limits
+        self.widths = widths
         self.max_keys = max_keys
         self._bits = 10
         self._slots = np.full(1 << self._bits, -1, dtype=np.int64)
@@ -310,7 +322,8 @@ class KeyTable:
     def _parse_many(self, buf: NDArray[np.uint8], starts: I64, key_len: I64) -> I64 | None:
         """Integer fields of keys (each ``key_len`` <= 32 bytes at ``starts``),
         strictly: ``[0-9]+(, [0-9]+)*`` with ``n_ints`` fields, each of at
-        most 17 digits and at most its limit; None if any key is not.
+        most 17 digits (and its ``widths`` entry) and at most its limit;
+        None if any key is not.
 
         The grammar is checked with counts over each key's 32 bytes: exactly
         ``n_ints - 1`` commas, each followed by a space, and no other byte
@@ -345,6 +358,8 @@ class KeyTable:
         width = after - first
         if int(width.min()) < 1 or int(width.max()) > _MAX_DIGITS:
             return None  # an empty field (", ," or a comma last), or too many digits
+        if self.widths is not None and (width > np.array(self.widths, dtype=np.int64)).any():
+            return None
         ends = after + starts[:, None]
         values = np.empty((n, n_ints), dtype=np.int64)
         for j in range(n_ints):
@@ -422,6 +437,9 @@ class LineKeys(KeyTable):
 class BlockBuffer:
     """A reusable zero-padded byte buffer (a block is copied in once)."""
 
+    #: Zero bytes before (and after) the block in the buffer :meth:`load` returns.
+    PAD = _PAD
+
     def __init__(self) -> None:
         self.array = np.zeros(0, dtype=np.uint8)
 
@@ -440,6 +458,28 @@ def _windows(buf: NDArray[np.uint8], at: I64) -> U64:
     """The 32 bytes at each offset ``at`` of ``buf``, as 4 little-endian words."""
     view = np.ndarray(shape=(len(buf) - 31,), dtype="V32", buffer=buf.data, strides=(1,))
     return view[at].view("<u8").reshape(len(at), 4)
+
+
+def key_words(buf: NDArray[np.uint8], starts: I64, key_len: I64) -> tuple[U64, U64, U64 | None]:
+    """The words of each key (``key_len`` <= 32 bytes at ``starts`` of ``buf``,
+    followed by at least 32 bytes): its first and second 8 bytes, and its
+    third and fourth (one row per key; None when no key is longer than 16
+    bytes), each without the bytes after the key: what
+    :meth:`KeyTable.lookup` takes."""
+    head = _windows(buf, starts)
+    w0 = head[:, 0]
+    if int(key_len.min()) < 8:
+        w0 = w0 & _KEEP_LOW[np.minimum(key_len, 8)]
+    w1 = head[:, 1] & _KEEP_LOW[np.clip(key_len - 8, 0, 8)]
+    w2 = None
+    if int(key_len.max()) > 16:
+        w2 = np.column_stack(
+            [
+                head[:, 2] & _KEEP_LOW[np.clip(key_len - 16, 0, 8)],
+                head[:, 3] & _KEEP_LOW[np.clip(key_len - 24, 0, 8)],
+            ]
+        )
+    return w0, w1, w2
 
 
 def _bytes_at(cols: U64, offset: int) -> U64:
@@ -540,18 +580,7 @@ def _tokenize(
         return None
     if int(view.max()) > 57 or int(np.count_nonzero(view < 48)) != per_line * n:
         return None
-    head = _windows(buf, starts)
-    w0 = head[:, 0]
-    w1 = head[:, 1] & _KEEP_LOW[np.minimum(key_len - 8, 8)]
-    w2 = None
-    if int(key_len.max()) > 16:
-        w2 = np.column_stack(
-            [
-                head[:, 2] & _KEEP_LOW[np.clip(key_len - 16, 0, 8)],
-                head[:, 3] & _KEEP_LOW[np.clip(key_len - 24, 0, 8)],
-            ]
-        )
-    key_ids = table.lookup(w0, w1, w2, key_len, buf, starts)
+    key_ids = table.lookup(*key_words(buf, starts, key_len), key_len, buf, starts)
     if key_ids is None:
         return None
     if not timed:

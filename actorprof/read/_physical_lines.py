@@ -7,7 +7,13 @@ so nearly every line of ``physical.txt`` is *canonical*::
 
 Canonical lines are recognised and parsed for a whole block at once with a
 few dozen numpy operations (no Python loop): the comma positions give the
-fields, 8-byte words give their digits (SWAR arithmetic). Every other line
+fields, 8-byte words give their digits (SWAR arithmetic). A block made of
+printf's lines only, as most are, is read faster still by
+:func:`count_lines`: its lines take few distinct texts (send types x sizes
+x links), so each line's numbers are looked up by their bytes in a table of
+the texts seen so far (:class:`~._fastscan.KeyTable`, as the logical
+trace's keys are), only new texts are parsed, and the block comes back as
+its distinct lines and how often each occurs. Every other line
 (program output, other separators, extra fields, numbers too long for the
 fast path) is matched one by one against :data:`TRACE_LINE_GRAMMAR` with
 :mod:`re`, once per distinct line. A canonical line has exactly one reading
@@ -22,9 +28,19 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ..schema import PHYSICAL_COLUMNS, SEND_TYPES
+from ..schema import MAX_MSG_BYTES, PHYSICAL_COLUMNS, SEND_TYPES
+from ._fastscan import BlockBuffer, KeyTable, key_words
 
-__all__ = ["BLANK_LINE", "LOOKS_LIKE_TRACE", "MAX_DIGITS", "TRACE_LINE_GRAMMAR", "Lines"]
+__all__ = [
+    "BLANK_LINE",
+    "LOOKS_LIKE_TRACE",
+    "MAX_DIGITS",
+    "TRACE_LINE_GRAMMAR",
+    "CountedLines",
+    "Lines",
+    "count_lines",
+    "new_line_keys",
+]
 
 I64 = NDArray[np.int64]
 U64 = NDArray[np.uint64]
@@ -308,3 +324,100 @@ def _digits8(words: U64) -> U64:
     v = (words & _LOW4) * _M1 >> _SH8
     v = (v & _K1) * _M2 >> _SH16
     return (v & _K2) * _M3 >> _SH32
+
+
+#: Characters of each send type's text and the ", " after it.
+_TYPE_SPAN = np.array([len(t) + 2 for t in SEND_TYPES] + [0], dtype=np.int64)
+#: The send types' indexes, shortest text first.
+_BY_LENGTH = sorted(range(len(SEND_TYPES)), key=lambda k: len(SEND_TYPES[k]))
+_INT32_MAX = 2**31 - 1
+
+
+def new_line_keys() -> KeyTable:
+    """The table :func:`count_lines` looks the numbers of a line up in (one per
+    byte range read): texts ``BYTES, SRC, DST`` of at most the digits of
+    :data:`MAX_DIGITS` and values a trace line may hold (larger ones are
+    read, and skipped, by :meth:`Lines.of_block`)."""
+    return KeyTable(
+        3,
+        (MAX_MSG_BYTES, _INT32_MAX, _INT32_MAX),
+        widths=tuple(MAX_DIGITS[name] for name in _NUMBERS),
+    )
+
+
+@dataclass
+class CountedLines:
+    """A block of canonical lines only, as its distinct lines: ``codes`` (the
+    send type's index in :data:`SEND_TYPES`) and ``values`` of each, sorted
+    by (key id, type), and ``counts``, how many lines each stands for.
+    ``lines`` counts the block's lines; ``of_line`` gives each line's row."""
+
+    codes: NDArray[np.int8]
+    values: dict[str, I64]
+    counts: I64
+    lines: int
+    _index: I64
+    _present: I64
+
+    def of_line(self) -> I64:
+        """The row of each line of the block, in line order."""
+        return np.searchsorted(self._present, self._index)
+
+
+def count_lines(block: bytes, table: KeyTable, buffer: BlockBuffer) -> CountedLines | None:
+    """``block``'s lines counted by their distinct texts, when every line is
+    canonical without ``"\\r"`` and its numbers' text is at most 32 bytes;
+    else None (:meth:`Lines.of_block` reads the block). The lines' numbers
+    are looked up in ``table`` (:func:`new_line_keys`), which keeps the new
+    ones: a line's text has one reading, so the values are those
+    :meth:`Lines.of_block` gives.
+    """
+    if table.full or not block.endswith(b"\n"):
+        return None
+    pad = BlockBuffer.PAD
+    buf = buffer.load(block)
+    ends = np.flatnonzero(buf[pad : pad + len(block)] == 10) + pad
+    starts = np.empty_like(ends)
+    starts[0] = pad
+    starts[1:] = ends[:-1] + 1
+    # the type, from where its ", " is (the types' lengths differ; a shorter
+    # type's comma is a letter of the longer ones); its words then check it
+    code = np.full(len(ends), len(SEND_TYPES), dtype=np.int64)
+    for k in _BY_LENGTH:
+        code[(buf[starts + len(SEND_TYPES[k])] == 44) & (code == len(SEND_TYPES))] = k
+    if int(code.max()) == len(SEND_TYPES):
+        return None
+    words = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf.data, strides=(1,))
+    ok = words[starts] == _TYPE_W0[code]
+    ok &= (words[starts + 8] & _TYPE_MASKS[0][code]) == _TYPE_W1[code]
+    for spill in _SPILLING:  # the types whose ", " reaches a third word
+        third = np.flatnonzero(code == spill)
+        if third.size:
+            ok[third] &= (words[starts[third] + 16] & _TYPE_MASKS[1][spill]) == _TYPE_W2[spill]
+    if not ok.all():
+        return None
+    keys = starts + _TYPE_SPAN[code]
+    key_len = ends - keys
+    if int(key_len.min()) < 5 or int(key_len.max()) > 32:  # "0, 0, 0" is 7
+        return None
+    # the table parses (strictly: digits, ", " twice, widths and limits) the new texts
+    key_ids = table.lookup(*key_words(buf, keys, key_len), key_len, buf, keys)
+    if key_ids is None:
+        return None
+    index = key_ids * len(SEND_TYPES) + code
+    cells = table.size * len(SEND_TYPES)
+    if cells <= 4 * len(index):
+        counts = np.bincount(index, minlength=cells)
+        present = np.flatnonzero(counts)
+        counts = counts[present]
+    else:
+        present, counts = np.unique(index, return_counts=True)
+    numbers = table.values[present // len(SEND_TYPES)]
+    return CountedLines(
+        (present % len(SEND_TYPES)).astype(np.int8),
+        {name: numbers[:, k] for k, name in enumerate(_NUMBERS)},
+        counts.astype(np.int64, copy=False),
+        len(ends),
+        index,
+        present,
+    )

@@ -55,8 +55,17 @@ from ..schema import (
     PHYSICAL_INT_DTYPES,
     SEND_TYPE_DTYPE,
 )
+from ._fastscan import BlockBuffer, KeyTable
 from ._files import stdout_file
-from ._physical_lines import BLANK_LINE, LOOKS_LIKE_TRACE, TRACE_LINE_GRAMMAR, Lines
+from ._physical_lines import (
+    BLANK_LINE,
+    LOOKS_LIKE_TRACE,
+    TRACE_LINE_GRAMMAR,
+    CountedLines,
+    Lines,
+    count_lines,
+    new_line_keys,
+)
 from ._report import (
     MAX_EXAMPLES,
     MAX_EXAMPLES_PER_REASON,
@@ -228,12 +237,17 @@ def program_output_lines(report: ReadReport) -> int:
 
 @dataclass
 class PhysicalBlock:
-    """The readable trace lines of one block, as columns (no DataFrame)."""
+    """The readable trace lines of one block, as columns (no DataFrame).
+
+    With ``counts``, each row stands for that many lines (a counted block:
+    :meth:`PhysicalScan.blocks` with ``counted``).
+    """
 
     codes: np.ndarray  # int8: index in SEND_TYPES
     buffer_bytes: np.ndarray  # int64
     src_pe: np.ndarray  # int32
     dst_pe: np.ndarray  # int32
+    counts: np.ndarray | None = None  # int64
 
     def __len__(self) -> int:
         return len(self.codes)
@@ -267,12 +281,15 @@ class PhysicalScan:
     _pending: list[tuple[np.ndarray, str]] = field(default_factory=list)
 
     def blocks(
-        self, block_bytes: int, *, start: int = 0, stop: int | None = None
+        self, block_bytes: int, *, start: int = 0, stop: int | None = None, counted: bool = False
     ) -> Iterator[PhysicalBlock]:
         """The readable lines of bytes ``[start, stop)`` (None: to the end), a block at a time.
 
         ``start`` must be 0 or just after a line end, ``stop`` just after one.
-        Blocks without a readable line are not yielded.
+        Blocks without a readable line are not yielded. ``counted``: a block
+        of printf's lines only may come as its distinct lines with their
+        counts (:class:`PhysicalBlock` ``counts``; the same lines, the same
+        accounting), for callers that sum lines, not list them.
 
         Raises
         ------
@@ -281,14 +298,31 @@ class PhysicalScan:
         """
         first_line = 1
         limit = None if stop is None else stop - start
+        route = _CountedRoute() if counted else None
         for raw, last in file_blocks(self.path, self.report, block_bytes, start=start, limit=limit):
             if last:
                 self._last_line(raw, first_line)
                 break
-            block, lines = self._block(raw, first_line)
+            found = None if route is None else route.count(raw)
+            if found is not None:
+                block, lines = self._counted_block(found, first_line), found.lines
+            else:
+                block, lines = self._block(raw, first_line)
             first_line += lines
             if len(block):
                 yield block
+
+    def _counted_block(self, found: CountedLines, first_line: int) -> PhysicalBlock:
+        self.report.lines_read += found.lines
+        numbers = {name: found.values[name].astype(PHYSICAL_INT_DTYPES[name]) for name in _NUMBERS}
+        block = PhysicalBlock(found.codes, **numbers, counts=found.counts)
+        if self.num_pes is not None and (
+            int(block.src_pe.max()) >= self.num_pes or int(block.dst_pe.max()) >= self.num_pes
+        ):  # the first such line, in line order, as the line-by-line route names it
+            of_line = found.of_line()
+            lines = PhysicalBlock(*(getattr(block, name)[of_line] for name in _BLOCK_COLUMNS))
+            self._check_pes(lines, np.arange(found.lines), first_line)
+        return block
 
     def nothing_read(self) -> TraceFormatError:
         """The error for a file without one readable trace line."""
@@ -410,6 +444,43 @@ class PhysicalScan:
         else:
             self._classify_rest(lines, np.array([0]), number)
         self._flush(lines, number)
+
+
+_NUMBERS = PHYSICAL_COLUMNS[1:]
+_BLOCK_COLUMNS = ("codes", "buffer_bytes", "src_pe", "dst_pe")
+
+
+class _CountedRoute:
+    """When :func:`count_lines` reads a range's blocks: while their lines keep
+    few distinct texts. A block where most lines are new texts (65,536 PEs:
+    a link per line) turns it off for the range, as do blocks it keeps
+    declining (CRLF line ends, program output throughout): looking texts up
+    then costs more than parsing every line."""
+
+    def __init__(self) -> None:
+        self.table: KeyTable | None = new_line_keys()
+        self.buffer = BlockBuffer()
+        self.declined = self.counted = 0
+
+    def count(self, raw: bytes) -> CountedLines | None:
+        table = self.table
+        if table is None:
+            return None
+        known = table.size
+        found = count_lines(raw, table, self.buffer)
+        if found is None:
+            self.declined += 1
+            if table.full or (self.declined >= _DECLINED_MIN and self.declined > self.counted):
+                self.table = None
+            return None
+        self.counted += 1
+        if 4 * (table.size - known) > found.lines:
+            self.table = None
+        return found
+
+
+#: Blocks :class:`_CountedRoute` may decline before it weighs them against those it read.
+_DECLINED_MIN = 8
 
 
 def no_trace_error(
