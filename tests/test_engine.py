@@ -450,6 +450,28 @@ def test_fast_and_exact_parsers_agree(
     assert_same(ref, engine(folder, Engine(block_bytes=block, split_bytes=block * 3)))
 
 
+@pytest.mark.parametrize("distinct", [3, 700, 5000])
+def test_key_table_gives_one_id_per_distinct_key(distinct: int) -> None:
+    """New keys that share a slot (a table of 1,024 slots takes 700 keys
+    before it grows, so many do), repeated, in blocks one after another."""
+    rng = np.random.default_rng(distinct)
+    table = KeyTable(5, (2**31 - 1,) * 4 + (2**63 - 1,))
+    keys = rng.integers(0, 1000, size=(distinct, 5))  # keys of at most 32 bytes
+    seen: dict[tuple[int, ...], int] = {}
+    for block in range(3):
+        picked = keys[rng.integers(0, distinct, 4000)]
+        text = b"".join(
+            b"%d, %d, %d, %d, %d, 1721412345.000001\n" % tuple(row) for row in picked.tolist()
+        )
+        fast = tokenize_block(text, table, time_optional=False, has_time_column=True)
+        assert fast is not None, block
+        values = table.values[fast.key_ids]
+        assert (values == picked).all()
+        for row, kid in zip(map(tuple, picked.tolist()), fast.key_ids.tolist(), strict=True):
+            assert seen.setdefault(row, kid) == kid
+    assert len(set(seen.values())) == len(seen) == table.size
+
+
 def test_tokenizer_declines_irregular_blocks() -> None:
     table = KeyTable(5, (2**31 - 1,) * 4 + (2**63 - 1,))
     good = b"0, 3, 1, 17, 16, 1721412345.123471\n0, 3, 0, 2, 8, 1721412345.123470\n"

@@ -261,14 +261,11 @@ class KeyTable:
             keep = ~match & ~empty
             if empty.any():
                 new = pending[empty]
-                zero = np.zeros((len(w0), 2), dtype=np.uint64)
-                grown = self._insert_new(
-                    new, slot[new], w0, w1, zero if w2 is None else w2, key_len, buf, starts
-                )
+                grown = self._insert_new(new, pslot[empty], w0, w1, w2, key_len, buf, starts)
                 if grown is None:
                     return None
                 if grown:
-                    return True
+                    return True  # hashed again, with the new size
                 # look the new lines up again from their home slots
                 pending = np.concatenate([pending[keep], new])
                 pslot = np.concatenate([(pslot[keep] + 1) & mask, slot[new]])
@@ -280,44 +277,57 @@ class KeyTable:
     def _insert_new(
         self,
         lines: I64,
-        homes: I64,
+        hit: I64,
         w0: U64,
         w1: U64,
-        w2: U64,
+        w2: U64 | None,
         key_len: I64,
         buf: NDArray[np.uint8],
         starts: I64,
     ) -> bool | None:
-        """Insert the distinct keys of ``lines`` (absent from the table), all
-        at once; True: the caller looks the block up again. None: a key is not
-        a valid canonical key, or the table is full.
+        """Insert the distinct keys of ``lines`` (absent from the table; each
+        found the empty slot ``hit``), all at once. True: the table grew (the
+        caller hashes the block again); False: the caller looks ``lines`` up
+        again; None: a key is not a valid canonical key, or the table is full.
 
         Vectorised: a trace of 65,536 PEs has about one distinct key per
         line (the destinations), so keys are parsed and placed with numpy,
-        not one by one.
+        not one by one. Lines of one key probe the same slots, so they come
+        to the same empty slot: a key per slot is found by sorting slots, and
+        only the lines whose key differs from their slot's first line's (two
+        new keys at one slot) by sorting keys.
         """
-        del homes  # placement probes from each key's home slot itself
-        lines = np.sort(lines)
-        order = np.lexsort((w2[lines, 1], w2[lines, 0], w1[lines], w0[lines]))  # stable
-        lines = lines[order]
-        k = np.column_stack([w0[lines], w1[lines], w2[lines]])
-        first = np.r_[True, (k[1:] != k[:-1]).any(axis=1)]
-        lines = np.sort(lines[first])  # key ids in order of first appearance
+        _, first, at = np.unique(hit, return_index=True, return_inverse=True)
+        rep = lines[first][at.ravel()]  # each line's slot's first line
+        same = (w0[lines] == w0[rep]) & (w1[lines] == w1[rep])
+        if w2 is not None:
+            same &= (w2[lines] == w2[rep]).all(axis=1)
+        keys = lines[first]
+        if not same.all():  # keys sharing a slot: the distinct ones among the others
+            odd = np.sort(lines[~same])
+            zero = np.zeros((len(odd), 2), dtype=np.uint64)
+            odd_w2 = zero if w2 is None else w2[odd]
+            order = np.lexsort((odd_w2[:, 1], odd_w2[:, 0], w1[odd], w0[odd]))  # stable
+            odd, odd_w2 = odd[order], odd_w2[order]
+            k = np.column_stack([w0[odd], w1[odd], odd_w2])
+            keys = np.concatenate([keys, odd[np.r_[True, (k[1:] != k[:-1]).any(axis=1)]]])
+        lines = np.sort(keys)  # key ids in order of first appearance
         values = self._parse_many(buf, starts[lines], key_len[lines])
         if values is None:
             return None
         if self.size + len(lines) > self.max_keys:
             self.full = True
             return None
-        self._append(w0[lines], w1[lines], w2[lines], values)
+        more = np.zeros((len(lines), 2), dtype=np.uint64) if w2 is None else w2[lines]
+        self._append(w0[lines], w1[lines], more, values)
         while 4 * self.size > (1 << self._bits):
             self._bits += 2
         if len(self._slots) != 1 << self._bits:
             self._slots = np.full(1 << self._bits, -1, dtype=np.int64)
             self._place_many(np.arange(self.size, dtype=np.int64))
-        else:
-            self._place_many(np.arange(self.size - len(lines), self.size, dtype=np.int64))
-        return True
+            return True
+        self._place_many(np.arange(self.size - len(lines), self.size, dtype=np.int64))
+        return False
 
     def _parse_many(self, buf: NDArray[np.uint8], starts: I64, key_len: I64) -> I64 | None:
         """Integer fields of keys (each ``key_len`` <= 32 bytes at ``starts``),
