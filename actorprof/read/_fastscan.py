@@ -185,7 +185,7 @@ class KeyTable:
         self.limits = limits
         self.widths = widths
         self.max_keys = max_keys
-        self._bits = 10
+        self._bits = 12
         self._slots = np.full(1 << self._bits, -1, dtype=np.int64)
         self._words = [np.zeros(16, dtype=np.uint64) for _ in range(4)]
         self._long = False
@@ -320,7 +320,9 @@ class KeyTable:
             return None
         more = np.zeros((len(lines), 2), dtype=np.uint64) if w2 is None else w2[lines]
         self._append(w0[lines], w1[lines], more, values)
-        while 4 * self.size > (1 << self._bits):
+        # 16 slots per key or more (few lines then probe past their key's slot)
+        # up to 2**20 slots (8 MB); then 4, which the most keys (2**18) fit in
+        while self.size * (16 if self._bits < 20 else 4) > (1 << self._bits):
             self._bits += 2
         if len(self._slots) != 1 << self._bits:
             self._slots = np.full(1 << self._bits, -1, dtype=np.int64)
