@@ -633,7 +633,7 @@ def timeline(
     out = figure_writer("timeline", output_dir, fmt, dpi)  # first (see figure_writer)
     console = Console(quiet=quiet, verbose=verbose)
     trace_dir = trace_location(trace_dir, "logical", console)
-    engine = make_engine(jobs, None, True, scheduler, trace=trace_dir)
+    engine = make_engine(jobs, None, True, scheduler, trace=trace_dir, kind="timeline")
     from .kinds.timeline import timeline_view, write_timeline_figure
     from .read import ReadReport
 
@@ -828,7 +828,7 @@ def papi(
     out = figure_writer("papi", output_dir, fmt, dpi)  # first (see figure_writer)
     console = Console(quiet=quiet, verbose=verbose)
     trace_dir = trace_location(trace_dir, "papi", console)
-    engine = make_engine(jobs, cache_dir, no_cache, scheduler, trace=trace_dir)
+    engine = make_engine(jobs, cache_dir, no_cache, scheduler, trace=trace_dir, kind="papi")
     from .kinds.papi import papi_view, write_papi
     from .read import ReadReport
 
@@ -935,17 +935,18 @@ def make_engine(
     scheduler: str | None,
     *,
     trace: Path | None = None,
+    kind: str = "logical",
 ) -> Engine:
     """The engine the shared engine options describe. With the ``trace`` it
-    will read, its workers start now when they will read it
+    will read (of ``kind``), its workers start now when they will read it
     (:func:`~actorprof.engine.run.start_workers_early`): a command makes its
     engine before it imports pandas."""
     from .engine import Engine
-    from .engine.run import start_workers_early
+    from .engine.run import start_workers_for
 
     engine = Engine(jobs=jobs, cache=not no_cache, cache_dir=cache_dir, scheduler=scheduler)
     if trace is not None:
-        start_workers_early(engine, trace)
+        start_workers_for(engine, {kind: trace})
     return engine
 
 
@@ -1032,7 +1033,7 @@ def physical(
     out = figure_writer("physical", output_dir, fmt, dpi)  # first (see figure_writer)
     console = Console(quiet=quiet, verbose=verbose)
     trace = trace_location(trace, "physical", console)
-    engine = make_engine(jobs, cache_dir, no_cache, scheduler, trace=trace)
+    engine = make_engine(jobs, cache_dir, no_cache, scheduler, trace=trace, kind="physical")
     from .kinds.physical import physical_view, write_physical
     from .read import ReadReport
 
@@ -1218,6 +1219,8 @@ def report(
             background=True,
             warm=figure_modules("report"),
         )
+        # then the read workers (a CPU busy starting them is not spare for figures)
+        _start_report_workers(run_dir, jobs, no_cache, cache_dir, scheduler)
         from .report.figures import ReportFigures
         from .report.run import run_report
 
@@ -1263,6 +1266,21 @@ def report(
     out.finish()
     console.wrote((files.written if files is not None else []) + [page, sent])
     _report_to_console(summary, console)
+
+
+def _start_report_workers(
+    run_dir: Path, jobs: int, no_cache: bool, cache_dir: Path | None, scheduler: str | None
+) -> None:
+    """The report's read workers started before its imports (they import
+    beside them): run_report starts them otherwise, once it is imported."""
+    from .errors import ActorProfError
+    from .report.traces import find_run_traces, start_run_workers
+
+    try:
+        traces = find_run_traces(run_dir)
+    except (ActorProfError, OSError):
+        return  # the report says why
+    start_run_workers(traces, make_engine(jobs, cache_dir, no_cache, scheduler))
 
 
 def _report_to_console(summary: dict[str, Any], console: Console) -> None:

@@ -75,3 +75,23 @@ def test_never_for_one_process_a_scheduler_or_a_missing_folder(
     engine_run.start_workers_early(Engine(jobs=1), folder)
     engine_run.start_workers_early(Engine(jobs=2, scheduler="tcp://nowhere:1"), folder)
     engine_run.start_workers_early(Engine(jobs=2), tmp_path / "missing")
+
+
+def test_a_runs_workers_start_with_every_kinds_map_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fork server is asked to import the map steps of the kinds present
+    (physical, PAPI), started once for the first trace read by workers."""
+    asked: list[str] = []
+    monkeypatch.setattr(engine_run, "EARLY_START_FILES", 2)
+    monkeypatch.setattr(engine_run, "_pool_context", lambda: _Context(asked))
+    monkeypatch.setattr(engine_run, "_PRELOAD", [engine_run.__name__])
+    logical = _folder(tmp_path / "logical", 3)
+    engine_run.start_workers_for(
+        Engine(jobs=2, cache=False), {"logical": logical, "physical": None, "papi": logical}
+    )
+    assert engine_run._PRELOAD == [engine_run.__name__, "actorprof.engine.papi"]
+    assert asked  # started
+    asked.clear()
+    engine_run.start_workers_for(Engine(jobs=1), {"physical": logical})
+    assert asked == [] and "actorprof.engine.physical" not in engine_run._PRELOAD

@@ -16,12 +16,15 @@ destination: the order of the DataFrame route's group-bys.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
-from ..schema import SEND_TYPE_DTYPE, SEND_TYPES
+from ..schema import SEND_TYPES
 from .matrix import CommPartial, stable_order
+
+if TYPE_CHECKING:  # the physical map step's workers never import pandas
+    import pandas as pd
 
 __all__ = ["PhysicalPartial"]
 
@@ -174,6 +177,10 @@ class PhysicalPartial:
         """
         if not self.sized:
             raise ValueError("buffers per size need a partial made with sized=True")
+        import pandas as pd
+
+        from ..schema import SEND_TYPE_DTYPE
+
         keys = self.sized_links
         return pd.DataFrame(
             {

@@ -43,9 +43,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import TraceFormatError, UsageError
 from ..schema import (
@@ -53,7 +53,6 @@ from ..schema import (
     PHYSICAL_COLUMNS,
     PHYSICAL_FILE_NAME,
     PHYSICAL_INT_DTYPES,
-    SEND_TYPE_DTYPE,
 )
 from ._fastscan import BlockBuffer, KeyTable
 from ._files import stdout_file
@@ -74,6 +73,11 @@ from ._report import (
     ReadReport,
 )
 from ._scan import CUT_LINE, NEGATIVE, NUL_BYTES, TOO_LARGE, file_blocks
+
+if TYPE_CHECKING:  # the map step reads with numpy alone: its workers never import pandas
+    import pandas as pd
+
+    SEND_TYPE_DTYPE: pd.CategoricalDtype
 
 __all__ = [
     "BROKEN_LINE",
@@ -221,6 +225,8 @@ def read_physical(
     frames = list(iter_physical(path, num_pes=num_pes, report=report))
     if not frames:  # pragma: no cover - iter_physical raises first
         return _EMPTY_BLOCK.to_frame()
+    import pandas as pd
+
     return pd.concat(frames, ignore_index=True)
 
 
@@ -254,6 +260,10 @@ class PhysicalBlock:
 
     def to_frame(self) -> pd.DataFrame:
         """The block as a frame of :data:`PHYSICAL_COLUMNS`."""
+        import pandas as pd
+
+        from ..schema import SEND_TYPE_DTYPE
+
         return pd.DataFrame(
             {
                 "send_type": pd.Categorical.from_codes(self.codes, dtype=SEND_TYPE_DTYPE),
@@ -444,6 +454,16 @@ class PhysicalScan:
         else:
             self._classify_rest(lines, np.array([0]), number)
         self._flush(lines, number)
+
+
+def __getattr__(name: str) -> Any:
+    # SEND_TYPE_DTYPE (a pandas dtype) on first use: the physical map step's
+    # workers import this module and never pandas
+    if name != "SEND_TYPE_DTYPE":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ..schema import SEND_TYPE_DTYPE
+
+    return SEND_TYPE_DTYPE
 
 
 _NUMBERS = PHYSICAL_COLUMNS[1:]

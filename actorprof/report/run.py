@@ -49,6 +49,7 @@ from .traces import (
     RunTraces,
     find_run_traces,
     phase_name,
+    start_run_workers,
 )
 
 __all__ = [
@@ -411,6 +412,9 @@ def run_report(
             "looked for " + "; ".join(HOW_TO_GET.values()) + ". Is this the run folder?"
         )
     run = RunReport(traces=traces, top=top)
+    start_run_workers(
+        traces, Engine(jobs=jobs, cache=cache or cache_dir is not None, scheduler=scheduler)
+    )
 
     def read(kind: str) -> None:
         if on_read is not None:
