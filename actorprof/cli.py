@@ -1219,8 +1219,6 @@ def report(
             background=True,
             warm=figure_modules("report"),
         )
-        # then the read workers (a CPU busy starting them is not spare for figures)
-        _start_report_workers(run_dir, jobs, no_cache, cache_dir, scheduler)
         from .report.figures import ReportFigures
         from .report.run import run_report
 
@@ -1266,21 +1264,6 @@ def report(
     out.finish()
     console.wrote((files.written if files is not None else []) + [page, sent])
     _report_to_console(summary, console)
-
-
-def _start_report_workers(
-    run_dir: Path, jobs: int, no_cache: bool, cache_dir: Path | None, scheduler: str | None
-) -> None:
-    """The report's read workers started before its imports (they import
-    beside them): run_report starts them otherwise, once it is imported."""
-    from .errors import ActorProfError
-    from .report.traces import find_run_traces, start_run_workers
-
-    try:
-        traces = find_run_traces(run_dir)
-    except (ActorProfError, OSError):
-        return  # the report says why
-    start_run_workers(traces, make_engine(jobs, cache_dir, no_cache, scheduler))
 
 
 def _report_to_console(summary: dict[str, Any], console: Console) -> None:

@@ -171,8 +171,9 @@ def holds_trace(folder: str | PathLike[str], kind: str) -> bool:
 def start_run_workers(traces: RunTraces, engine: Engine) -> None:
     """Start the local workers of the reads of a run's traces now, ready with
     every map step the run's kinds need
-    (:func:`~actorprof.engine.run.start_workers_for`): they import while
-    the caller does (the report's own imports take 0.3 s)."""
+    (:func:`~actorprof.engine.run.start_workers_for`): a PAPI or physical
+    worker then does not import its map step (and pandas) for its first
+    unit."""
     from ..engine.run import start_workers_for
 
     start_workers_for(
