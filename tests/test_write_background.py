@@ -371,6 +371,29 @@ def test_a_big_figure_job_is_taken_while_every_child_draws(
     assert taken < 10  # not held until a waiting figure ends (20 s)
 
 
+def build_niceness(record: Path, title: str) -> Any:
+    """:func:`build_recorded`, recording the process's niceness as it builds."""
+    with record.open("a") as handle:
+        handle.write(f"{title} {os.getpriority(os.PRIO_PROCESS, 0)}\n")
+    return new_figure(3, 2)
+
+
+def test_the_first_figure_keeps_its_priority_the_later_ones_yield(
+    tmp_path: Path, forks: list[int]
+) -> None:
+    record = tmp_path / "nice"
+    out = OutputWriter(tmp_path / "out", kind="k", background=True, warm=WARM)
+    assert out._server is not None
+    for name in ("heatmap", "violin", "loads"):
+        out.draw(functools.partial(build_niceness, record, name), name)
+    out.finish()
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    found = dict(line.split() for line in record.read_text().splitlines())
+    later = min(ours + actorprof.write.LATER_FIGURES_NICENESS, 19)
+    assert found == {"heatmap": str(ours), "violin": str(later), "loads": str(later)}
+    assert os.getpriority(os.PRIO_PROCESS, 0) == ours  # not this process's
+
+
 def test_a_figure_failing_in_the_server_is_its_error_in_call_order(
     tmp_path: Path, forks: list[int]
 ) -> None:
