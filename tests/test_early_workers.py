@@ -90,7 +90,8 @@ def test_a_runs_workers_start_with_every_kinds_map_step(
     engine_run.start_workers_for(
         Engine(jobs=2, cache=False), {"logical": logical, "physical": None, "papi": logical}
     )
-    assert engine_run._PRELOAD == [engine_run.__name__, "actorprof.engine.papi"]
+    preload = engine_run._PRELOAD
+    assert preload == [engine_run.__name__, "actorprof.engine.papi"]
     assert asked  # started
     asked.clear()
     engine_run.start_workers_for(Engine(jobs=1), {"physical": logical})
