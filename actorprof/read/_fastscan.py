@@ -297,6 +297,8 @@ class KeyTable:
         only the lines whose key differs from their slot's first line's (two
         new keys at one slot) by sorting keys.
         """
+        order = np.argsort(lines)  # the probe loop may have reordered them
+        lines, hit = lines[order], hit[order]
         _, first, at = np.unique(hit, return_index=True, return_inverse=True)
         rep = lines[first][at.ravel()]  # each line's slot's first line
         same = (w0[lines] == w0[rep]) & (w1[lines] == w1[rep])

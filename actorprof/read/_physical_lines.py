@@ -398,7 +398,7 @@ def count_lines(block: bytes, table: KeyTable, buffer: BlockBuffer) -> CountedLi
         return None
     keys = starts + _TYPE_SPAN[code]
     key_len = ends - keys
-    if int(key_len.min()) < 5 or int(key_len.max()) > 32:  # "0, 0, 0" is 7
+    if int(key_len.min()) < 7 or int(key_len.max()) > 32:  # "0, 0, 0" is 7
         return None
     # the table parses (strictly: digits, ", " twice, widths and limits) the new texts
     key_ids = table.lookup(*key_words(buf, keys, key_len), key_len, buf, keys)

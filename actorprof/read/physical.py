@@ -472,10 +472,10 @@ _BLOCK_COLUMNS = ("codes", "buffer_bytes", "src_pe", "dst_pe")
 
 class _CountedRoute:
     """When :func:`count_lines` reads a range's blocks: while their lines keep
-    few distinct texts. A block where most lines are new texts (65,536 PEs:
-    a link per line) turns it off for the range, as do blocks it keeps
-    declining (CRLF line ends, program output throughout): looking texts up
-    then costs more than parsing every line."""
+    few distinct texts. A block in which more than a quarter of the lines
+    are new texts (65,536 PEs: nearly a link per line) turns it off for the
+    range, as do blocks it keeps declining (CRLF line ends, program output
+    throughout): looking texts up then costs more than parsing every line."""
 
     def __init__(self) -> None:
         self.table: KeyTable | None = new_line_keys()
