@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from actorprof import TraceFormatError
-from actorprof.analyze.physical_partial import PhysicalPartial
 from actorprof.engine import physical as physical_engine
 from actorprof.read import FileReport
 from actorprof.read._fastscan import BlockBuffer
@@ -109,18 +108,8 @@ def test_a_block_with_any_other_line_is_read_line_by_line(odd: bytes) -> None:
 def _sums(path: Path, counted: bool, block_bytes: int, num_pes: int | None = None):
     report = FileReport(str(path))
     scan = PhysicalScan(path, report, num_pes)
-    sums = physical_engine._Sums(True)
-    for block in scan.blocks(block_bytes, counted=counted):
-        sums.add(
-            PhysicalPartial.of_block(
-                block.codes,
-                block.buffer_bytes,
-                block.src_pe,
-                block.dst_pe,
-                sized=True,
-                counts=block.counts,
-            )
-        )
+    sums = physical_engine._Sums(True)  # the map step's sum
+    sums.add_blocks(scan.blocks(block_bytes, counted=counted))
     return sums.result(), report
 
 

@@ -16,6 +16,7 @@ the numbers, line accounting and errors of the plain reader
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from os import PathLike
 from pathlib import Path
@@ -28,6 +29,7 @@ from ..analyze.physical_partial import PhysicalPartial
 from ..errors import TraceFormatError, UsageError
 from ..read import (
     FileReport,
+    PhysicalBlock,
     PhysicalScan,
     ReadReport,
     begin_physical_read,
@@ -82,18 +84,9 @@ def reduce_physical_range(unit: PhysicalUnit) -> PhysicalRange:
     sums = _Sums(unit.sized)
     error = None
     try:
-        blocks = scan.blocks(unit.block_bytes, start=unit.start, stop=unit.stop, counted=True)
-        for block in blocks:
-            sums.add(
-                PhysicalPartial.of_block(
-                    block.codes,
-                    block.buffer_bytes,
-                    block.src_pe,
-                    block.dst_pe,
-                    sized=unit.sized,
-                    counts=block.counts,
-                )
-            )
+        sums.add_blocks(
+            scan.blocks(unit.block_bytes, start=unit.start, stop=unit.stop, counted=True)
+        )
     except TraceFormatError as exc:
         error = (exc.line, exc.message)
     return PhysicalRange(unit.start, sums.result(), report, scan.first_output, error)
@@ -113,6 +106,21 @@ class _Sums:
         self.total = PhysicalPartial(sized=sized)
         self.pending: list[PhysicalPartial] = []
         self.rows = 0
+
+    def add_blocks(self, blocks: Iterable[PhysicalBlock]) -> None:
+        """Add each block's partial (a counted block's rows each as many lines
+        as its count)."""
+        for block in blocks:
+            self.add(
+                PhysicalPartial.of_block(
+                    block.codes,
+                    block.buffer_bytes,
+                    block.src_pe,
+                    block.dst_pe,
+                    sized=self.total.sized,
+                    counts=block.counts,
+                )
+            )
 
     def add(self, part: PhysicalPartial) -> None:
         part = _sized_only(part)
