@@ -35,6 +35,7 @@ __all__ = [
     "BLANK_LINE",
     "LOOKS_LIKE_TRACE",
     "MAX_DIGITS",
+    "MAX_VALUES",
     "TRACE_LINE_GRAMMAR",
     "CountedLines",
     "Lines",
@@ -62,6 +63,10 @@ LOOKS_LIKE_TRACE = rf"^{_BLANK}*(?:{_TYPES})(?:[^A-Za-z0-9_]|$)"
 BLANK_LINE = r"^[ \t\r\f\v]*$"
 #: Longest digit strings that always fit: int64 (buffer_bytes), int32 (PE ids).
 MAX_DIGITS = {"buffer_bytes": 18, "src_pe": 9, "dst_pe": 9}
+#: Largest values a trace line may hold (beyond: skipped as too large). A
+#: buffer beyond 4 GiB is corruption (and would overflow byte totals); PE
+#: ids are int32.
+MAX_VALUES = {"buffer_bytes": MAX_MSG_BYTES, "src_pe": 2**31 - 1, "dst_pe": 2**31 - 1}
 
 _GRAMMAR_RE = re.compile(TRACE_LINE_GRAMMAR.encode())
 # every line of a text: the grammar's four groups where it matches, else empty
@@ -330,17 +335,16 @@ def _digits8(words: U64) -> U64:
 _TYPE_SPAN = np.array([len(t) + 2 for t in SEND_TYPES] + [0], dtype=np.int64)
 #: The send types' indexes, shortest text first.
 _BY_LENGTH = sorted(range(len(SEND_TYPES)), key=lambda k: len(SEND_TYPES[k]))
-_INT32_MAX = 2**31 - 1
 
 
 def new_line_keys() -> KeyTable:
     """The table :func:`count_lines` looks the numbers of a line up in (one per
     byte range read): texts ``BYTES, SRC, DST`` of at most the digits of
-    :data:`MAX_DIGITS` and values a trace line may hold (larger ones are
+    :data:`MAX_DIGITS` and the values of :data:`MAX_VALUES` (other lines are
     read, and skipped, by :meth:`Lines.of_block`)."""
     return KeyTable(
         3,
-        (MAX_MSG_BYTES, _INT32_MAX, _INT32_MAX),
+        tuple(MAX_VALUES[name] for name in _NUMBERS),
         widths=tuple(MAX_DIGITS[name] for name in _NUMBERS),
     )
 

@@ -49,7 +49,6 @@ import numpy as np
 
 from ..errors import TraceFormatError, UsageError
 from ..schema import (
-    MAX_MSG_BYTES,
     PHYSICAL_COLUMNS,
     PHYSICAL_FILE_NAME,
     PHYSICAL_INT_DTYPES,
@@ -59,6 +58,7 @@ from ._files import stdout_file
 from ._physical_lines import (
     BLANK_LINE,
     LOOKS_LIKE_TRACE,
+    MAX_VALUES,
     TRACE_LINE_GRAMMAR,
     CountedLines,
     Lines,
@@ -102,7 +102,6 @@ DEFAULT_BLOCK_BYTES = 4 * 1024 * 1024  # numpy's work arrays stay in cache
 PROGRAM_OUTPUT = "program output"
 BROKEN_LINE = "broken trace line (expected: send type, bytes, src_pe, dst_pe)"
 
-_INT32_MAX = int(np.iinfo(np.int32).max)
 _PE_COLUMNS = ("src_pe", "dst_pe")
 
 
@@ -351,10 +350,7 @@ class PhysicalScan:
         good: np.ndarray | None = None  # None: every row so far
         for name in PHYSICAL_COLUMNS[1:]:
             numbers = lines.values[name]
-            # a buffer beyond 4 GiB is corruption (and would overflow byte totals)
-            too_long = lines.too_long[name] | (
-                numbers > (MAX_MSG_BYTES if name == "buffer_bytes" else _INT32_MAX)
-            )
+            too_long = lines.too_long[name] | (numbers > MAX_VALUES[name])
             negative = numbers < 0
             if not (too_long.any() or negative.any()):
                 continue
