@@ -764,11 +764,11 @@ MAP_MODULES = {
 def start_workers_for(engine: Engine, traces: Mapping[str, str | PathLike[str] | None]) -> None:
     """:func:`start_workers_early` for the traces of a run (by kind, None when
     absent): the fork server starts when one of them will be read by
-    workers, and imports the map steps of all of them."""
+    workers, and imports the map steps of all of them (a trace named for
+    two kinds is looked at once)."""
     modules = [m for kind, path in traces.items() if path is not None for m in MAP_MODULES[kind]]
-    for path in traces.values():
-        if path is not None:
-            start_workers_early(engine, path, modules=modules)
+    for path in dict.fromkeys(path for path in traces.values() if path is not None):
+        start_workers_early(engine, path, modules=modules)
 
 
 def prepare_workers(modules: Sequence[str]) -> None:

@@ -28,6 +28,7 @@ from .._text import PlainList, run_name
 from .._version import __version__
 from ..analyze.matrix import DENSE_MAX_PES
 from ..engine import Engine, SendTimes
+from ..engine.run import start_workers_for
 from ..errors import ActorProfError, NoTraceError
 from ..kinds.aggregation import (
     AggregationView,
@@ -49,7 +50,6 @@ from .traces import (
     RunTraces,
     find_run_traces,
     phase_name,
-    start_run_workers,
 )
 
 __all__ = [
@@ -412,8 +412,17 @@ def run_report(
             "looked for " + "; ".join(HOW_TO_GET.values()) + ". Is this the run folder?"
         )
     run = RunReport(traces=traces, top=top)
-    start_run_workers(
-        traces, Engine(jobs=jobs, cache=cache or cache_dir is not None, scheduler=scheduler)
+    # the workers ready with every kind's map step (a PAPI or physical worker
+    # then does not import it, and pandas, for its first unit); the timeline's
+    # reads the logical trace again when its times could not be binned in one read
+    start_workers_for(
+        Engine(jobs=jobs, cache=cache or cache_dir is not None, scheduler=scheduler),
+        {
+            "logical": traces.logical,
+            "timeline": traces.logical,
+            "physical": traces.physical,
+            "papi": traces.papi,
+        },
     )
 
     def read(kind: str) -> None:

@@ -11,14 +11,11 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import ActorProfError, NoTraceError, UsageError
 from ..read import has_pe_files, list_folder, pe_file_phases
 from ..schema import OVERALL_FILE_NAME, PHYSICAL_FILE_NAME
-
-if TYPE_CHECKING:
-    from ..engine import Engine
 
 __all__ = [
     "HOW_TO_GET",
@@ -29,7 +26,6 @@ __all__ = [
     "find_run_traces",
     "holds_trace",
     "phase_name",
-    "start_run_workers",
 ]
 
 #: The trace kinds a run folder may hold, in report order.
@@ -166,22 +162,3 @@ def holds_trace(folder: str | PathLike[str], kind: str) -> bool:
         return kind in _FILE_KINDS and (where / _FILE_KINDS[kind]).is_file()
     except OSError:  # a folder without x permission: the reader says why
         return False
-
-
-def start_run_workers(traces: RunTraces, engine: Engine) -> None:
-    """Start the local workers of the reads of a run's traces now, ready with
-    every map step the run's kinds need
-    (:func:`~actorprof.engine.run.start_workers_for`): a PAPI or physical
-    worker then does not import its map step (and pandas) for its first
-    unit."""
-    from ..engine.run import start_workers_for
-
-    start_workers_for(
-        engine,
-        {
-            "logical": traces.logical,
-            "timeline": traces.logical,
-            "physical": traces.physical,
-            "papi": traces.papi,
-        },
-    )
