@@ -365,7 +365,20 @@ class OutputWriter:
         An iterator in ``data`` is written as the list it yields, an item at
         a time (:func:`iter_json`): its items are never all held.
         """
-        return self._atomic(self.path(name, "json"), _json_writer(data))
+
+        def write(handle: Any) -> None:
+            pieces: list[str] = []
+            size = 0
+            for piece in iter_json(to_jsonable(data)):
+                pieces.append(piece)
+                size += len(piece)
+                if size >= 1 << 20:
+                    handle.write("".join(pieces).encode())
+                    pieces, size = [], 0
+            pieces.append("\n")
+            handle.write("".join(pieces).encode())
+
+        return self._atomic(self.path(name, "json"), write)
 
     def json_beside(
         self, build: Callable[[], dict[str, Any]], name: str
@@ -594,24 +607,6 @@ class _Child(ForkedChild):
         if os.waitstatus_to_exitcode(status) != 0:
             return pickle.dumps(_stopped(self.target, status, self.doing))
         return None
-
-
-def _json_writer(data: Any) -> Callable[[Any], None]:
-    """What writes ``data`` as :meth:`OutputWriter.json` writes it."""
-
-    def write(handle: Any) -> None:
-        pieces: list[str] = []
-        size = 0
-        for piece in iter_json(to_jsonable(data)):
-            pieces.append(piece)
-            size += len(piece)
-            if size >= 1 << 20:
-                handle.write("".join(pieces).encode())
-                pieces, size = [], 0
-        pieces.append("\n")
-        handle.write("".join(pieces).encode())
-
-    return write
 
 
 def _stopped(target: Path, status: int, doing: str = "drawing this figure") -> ActorProfError:
