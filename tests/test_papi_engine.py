@@ -249,8 +249,13 @@ def test_printf_values_exactly() -> None:
         b"0, 1, 0, 0, 16, -, 0, 1, 2, 1.5\n",
         b"0, 1, 0, 0, 16, 0, 0, 1, 2, 1.5, 7\n",
         b"0, 1, 0, 0, 16, 0, 0, 1, 2, 1234567890.1234567\n",
+        b"0, 1, 0, 0, 16, 0, 0, 1, 2, 1.5\n0, 1, 0, 0, 16, 0, 0, 1.2, 1.5\n",  # a dot for a comma
+        b"0, 1, 0, 0, 16, 0, 0, 1, 2, 1.5\n0, 1, 0, 0, 16, 0, 0, 1\n2, 1.5\n",  # a line end
     ):
         assert printf_module.printf_columns(bad, spec) is None, bad
+    # a sign makes a column's longest field: its digits are one fewer
+    signed = printf_module.printf_columns(b"0, 1, 0, 0, 16, -12345678, 0, 1, 2, 1.5\n", spec)
+    assert signed is not None and signed["mailbox"].tolist() == [-12345678]
 
 
 INT = st.one_of(

@@ -76,17 +76,19 @@ def _digits8(words: U64) -> U64:
     return words
 
 
-def _values(low: U64, high: U64, ends: I64, digits: I64) -> I64:
-    """The numbers of ``digits`` (1..16) digits ending before ``ends``:
-    ``low[e]`` is the 8-byte word ending there, ``high[e]`` the one before
-    it (used where there are more than 8 digits)."""
+def _values(low: U64, high: U64, ends: I64, digits: I64, most: int) -> I64:
+    """The numbers of ``digits`` (1..16, ``most`` at most) digits ending
+    before ``ends``: ``low[e]`` is the 8-byte word ending there, ``high[e]``
+    the one before it (used where there are more than 8 digits)."""
+    if most <= 8:  # every value in one word (nearly every column)
+        return _digits8(low[ends] & _KEEP_HIGH[digits]).view(np.int64)
     values = _digits8(low[ends] & _KEEP_HIGH[np.minimum(digits, 8)]).view(np.int64)
     long = digits > 8
     count = int(np.count_nonzero(long))
     if 8 * count > long.size:  # many: on every value
         more = high[ends] & _KEEP_HIGH[np.clip(digits - 8, 0, 8)]
         values += _digits8(more).view(np.int64) * 100_000_000
-    elif count:  # a few (a MAIN line's counters): on those only
+    else:  # a few (a MAIN line's counters): on those only
         at = np.flatnonzero(long)
         more = high[ends[at]] & _KEEP_HIGH[digits[at] - 8]
         values[at] += _digits8(more).view(np.int64) * 100_000_000
@@ -150,12 +152,12 @@ def _piece(
         return None
     rows = seps.reshape(n, f + 1)
     # each line: f - 1 commas, each followed by a space, then a dot, then its
-    # end (with n dots and n line ends in all, the other separators are commas)
+    # end (n line ends and n dots where they belong, and (f - 1) * n commas
+    # in all: the other separators are the commas)
     if (
         not (view[rows[:, f]] == NEWLINE).all()
         or not (view[rows[:, f - 1]] == DOT).all()
-        or int(np.count_nonzero(view == NEWLINE)) != n
-        or int(np.count_nonzero(view == DOT)) != n
+        or int(np.count_nonzero(view == COMMA)) != (f - 1) * n
         or not np.array_equal(view[:-1] == COMMA, view[1:] == SPACE)
     ):
         return None
@@ -176,8 +178,13 @@ def _piece(
     lengths = gaps.reshape(n, f + 1)
     lengths[:, 0] += 1
     lengths[:, f] += 1
-    if int(lengths.min()) < 1 or int(lengths.max()) > _MAX_DIGITS:
+    if int(gaps.min()) < 1 or int(gaps.max()) > _MAX_DIGITS:
         return None
+    # at least the digits of each integer column's longest field: the
+    # longest of all when that fits one word (one pass), else each column's
+    most = [int(lengths[:, : f - 1].max())] * (f - 1)
+    if most[0] > 8:
+        most = [int(lengths[:, j].max()) for j in range(f - 1)]
     negative = None
     if minus:
         j = signed[0]
@@ -195,29 +202,29 @@ def _piece(
         for back in (8, 16)
     )
     out: dict[str, np.ndarray] = {}
-    # columns not converted must still be in range: enough digits to pass
-    # the column's limit are converted (as in any other column)
-    convert = [
-        j
-        for j, name in enumerate(columns[:-1])
-        if name in wanted or j in signed or int(lengths[:, j].max()) >= len(str(spec.limit(name)))
-    ]
-    for j in convert:
-        name = columns[j]
-        column = _values(ending, before, rows[:, j], lengths[:, j])
+    for j, name in enumerate(columns[:-1]):
+        # a column not wanted is converted only when its longest field may
+        # pass its limit (as in any other column: the same lines decline)
+        limit = spec.limit(name)
+        over = most[j] >= len(str(limit))
+        if not (over or name in wanted or j in signed):
+            continue
+        column = _values(ending, before, rows[:, j], lengths[:, j], most[j])
         if negative is not None and j == signed[0]:
             np.negative(column, out=column, where=negative)
-        low = 0 if name in spec.nonnegative else int(np.iinfo(spec.dtypes[name]).min)  # type: ignore[type-var]
-        if int(column.min()) < low or int(column.max()) > spec.limit(name):
+        if over and int(column.max()) > limit:
             return None
+        if j in signed:
+            if int(column.min()) < int(np.iinfo(spec.dtypes[name]).min):  # type: ignore[type-var]
+                return None
         if name in wanted:
             out[name] = column.astype(spec.dtypes[name])
     whole, decimals = lengths[:, f - 1], lengths[:, f]
     if int((whole + decimals).max()) > _MAX_DIGITS:
         return None
     if columns[-1] in wanted:
-        scaled = _values(ending, before, rows[:, f - 1], whole) * _POW10[decimals]
-        scaled += _values(ending, before, rows[:, f], decimals)
+        scaled = _values(ending, before, rows[:, f - 1], whole, _MAX_DIGITS) * _POW10[decimals]
+        scaled += _values(ending, before, rows[:, f], decimals, _MAX_DIGITS)
         if int(scaled.max()) >= _EXACT:
             return None
         out[columns[-1]] = scaled / _POW10_F[decimals]
