@@ -48,6 +48,7 @@ __all__ = [
     "main_unknown",
     "papi_breakdown",
     "papi_regions",
+    "papi_regions_shadowed",
     "papi_segments",
     "pop_efficiencies",
     "sum_regions",
@@ -99,6 +100,15 @@ def papi_regions(
     >>> papi_regions(frame)[["mailbox", "lines", "PAPI_TOT_INS"]].to_numpy().tolist()
     [[-1, 1, 100], [0, 2, 22]]
     """
+    return papi_regions_shadowed(data, counters=counters)[0]
+
+
+def papi_regions_shadowed(
+    data: pd.DataFrame | Iterable[pd.DataFrame], *, counters: tuple[str, ...] | None = None
+) -> tuple[pd.DataFrame, float]:
+    """:func:`papi_regions`, and the float shadow of its integer sums (see
+    :func:`check_papi_totals`): what a reader of parts of a trace adds up
+    to check the whole trace's totals."""
     chunks = [data] if isinstance(data, pd.DataFrame) else data
     partials = []
     pending: list[pd.DataFrame] = []  # small chunks (one per file) grouped together
@@ -133,8 +143,8 @@ def papi_regions(
     if counters is None:
         counters = tuple(DEFAULT_PAPI_COUNTERS)
     if not partials:
-        return _empty_regions(counters)
-    return _region_table(pd.concat(partials), counters)
+        return _empty_regions(counters), running
+    return _region_table(pd.concat(partials), counters), running
 
 
 def _region_table(sums: pd.DataFrame, counters: tuple[str, ...]) -> pd.DataFrame:

@@ -19,12 +19,11 @@ from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from .._memory import pad_worker_heap
 from .._progress import ProgressSink
-from ..analyze.breakdown import check_papi_totals, papi_regions, sum_regions
+from ..analyze.breakdown import check_papi_totals, papi_regions_shadowed, sum_regions
 from ..errors import ActorProfError, TraceFormatError, UsageError
 from ..read import (
     DEFAULT_BLOCK_BYTES,
@@ -84,25 +83,19 @@ class PapiReduced:
 
 
 class _Tracked:
-    """Passes chunks on, noting the largest ``src_pe`` and the totals' shadow
-    (and telling ``progress`` how far ``report`` is, at most every 0.1 s)."""
+    """Passes chunks on, noting the largest ``src_pe`` (and telling
+    ``progress`` how far ``report`` is, at most every 0.1 s)."""
 
-    def __init__(
-        self, value_columns: list[str], report: ReadReport, progress: ProgressSink | None
-    ) -> None:
-        self.value_columns = value_columns
+    def __init__(self, report: ReadReport, progress: ProgressSink | None) -> None:
         self.report = report
         self.progress = progress
         self.max_src_pe = -1
-        self.running = 0.0
 
     def track(self, chunks: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         last = 0.0
         for chunk in chunks:
             if len(chunk):
                 self.max_src_pe = max(self.max_src_pe, int(chunk["src_pe"].max()))
-                values = chunk[self.value_columns].to_numpy(dtype=np.float64)
-                self.running += float(values.sum(axis=0).max(initial=0))
             if self.progress is not None and time.monotonic() - last >= 0.1:
                 self.progress.update(*self.report.done())
                 last = time.monotonic()
@@ -126,13 +119,14 @@ def reduce_papi_unit(unit: PapiUnit, progress: ProgressSink | None = None) -> Pa
     pad_worker_heap()
     counters = _counters(unit.spec)
     report = ReadReport(kind="papi")
-    tracked = _Tracked(["num_sends", *counters], report, progress)
+    tracked = _Tracked(report, progress)
     chunks = papi_chunks(
         unit.files, unit.spec, report, num_pes=unit.num_pes, block_bytes=unit.block_bytes
     )
     error: tuple[str, str | None, int | None] | None = None
+    running = 0.0
     try:
-        regions = papi_regions(tracked.track(chunks), counters=counters)
+        regions, running = papi_regions_shadowed(tracked.track(chunks), counters=counters)
     except TraceFormatError as exc:
         regions, error = sum_regions([], counters=counters), (exc.message, exc.path, exc.line)
     except ActorProfError as exc:
@@ -142,7 +136,7 @@ def reduce_papi_unit(unit: PapiUnit, progress: ProgressSink | None = None) -> Pa
         warnings=report.warnings,
         regions=regions,
         max_src_pe=tracked.max_src_pe,
-        running=tracked.running,
+        running=running,
         error=error,
     )
 

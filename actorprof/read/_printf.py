@@ -214,9 +214,8 @@ def _piece(
             np.negative(column, out=column, where=negative)
         if over and int(column.max()) > limit:
             return None
-        if j in signed:
-            if int(column.min()) < int(np.iinfo(spec.dtypes[name]).min):  # type: ignore[type-var]
-                return None
+        if j in signed and int(column.min()) < int(np.iinfo(spec.dtypes[name]).min):  # type: ignore[type-var]
+            return None
         if name in wanted:
             out[name] = column.astype(spec.dtypes[name])
     whole, decimals = lengths[:, f - 1], lengths[:, f]
