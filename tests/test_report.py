@@ -573,7 +573,7 @@ def test_figures_drawn_as_each_kind_is_read_are_the_same_page(example: str) -> N
     if example == "ig_8pe_2nodes":
         assert kinds == ["logical", "physical", "aggregation", "timeline"]
     else:
-        assert kinds == ["logical", "timeline", "papi", "overall"]
+        assert kinds == ["logical", "timeline", "overall", "papi"]
     drawn = [n for _, n in seen]
     assert drawn == sorted(drawn) and 0 < drawn[0] < drawn[-1]  # every kind drew some
     assert figures.finish(run, release=True) == {}

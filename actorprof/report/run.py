@@ -380,10 +380,11 @@ def run_report(
         (e.g. the CLI's progress line).
     on_read
         Called with the run report and a kind (``logical``, ``physical``,
-        ``aggregation``, ``timeline``, ``papi``, ``overall``) once its views
-        are in it, before the next kind is read: e.g. to draw its figures
-        meanwhile (the CLI's :class:`~actorprof.report.figures.ReportFigures`).
-        It must leave the views as they are.
+        ``aggregation``, ``timeline``, ``overall``, ``papi``: the reading
+        order) once its views are in it, before the next kind is read: e.g.
+        to draw its figures meanwhile (the CLI's
+        :class:`~actorprof.report.figures.ReportFigures`). It must leave the
+        views as they are.
 
     Returns
     -------
@@ -504,6 +505,20 @@ def run_report(
         )
         read("timeline")
     binned.clear()
+    # the overall profile (a small read) before the PAPI trace: its figure is
+    # drawn while PAPI is read, and only PAPI's are left after the last read
+    if traces.overall is not None:
+        report = ReadReport(kind="overall")
+        run.overall = _guard(
+            run,
+            "overall",
+            lambda: overall_view(
+                traces.overall or "", num_pes=num_pes, report=report, progress=progress
+            ),
+        )
+        if run.overall is not None:
+            run.reports.append(("overall", None, report))
+            read("overall")
     if traces.papi is not None:
         engine = Engine(
             jobs=jobs,
@@ -526,18 +541,6 @@ def run_report(
             ),
         )
         read("papi")
-    if traces.overall is not None:
-        report = ReadReport(kind="overall")
-        run.overall = _guard(
-            run,
-            "overall",
-            lambda: overall_view(
-                traces.overall or "", num_pes=num_pes, report=report, progress=progress
-            ),
-        )
-        if run.overall is not None:
-            run.reports.append(("overall", None, report))
-            read("overall")
     _in_report_order(run)
     if not run.kinds_read:
         raise ActorProfError(
