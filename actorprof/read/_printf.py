@@ -95,6 +95,18 @@ def _values(low: U64, high: U64, ends: I64, digits: I64, most: int) -> I64:
     return values
 
 
+_COMMA_SPACE = COMMA | SPACE << 8  # ", " read as a little-endian uint16
+
+
+def _comma_spaces(view: NDArray[np.uint8]) -> int:
+    """How many commas of ``view`` a space follows: its ``", "`` pairs, at
+    even and at odd offsets (two passes of 2-byte words)."""
+    size = len(view)
+    even = view[: size - size % 2].view("<u2")
+    odd = view[1 : size - (size - 1) % 2].view("<u2")
+    return int(np.count_nonzero(even == _COMMA_SPACE)) + int(np.count_nonzero(odd == _COMMA_SPACE))
+
+
 #: Bytes of text converted at once: the working arrays stay in the CPU caches.
 PIECE_BYTES = 1 << 19
 
@@ -152,16 +164,16 @@ def _piece(
         return None
     rows = seps.reshape(n, f + 1)
     # each line: f - 1 commas, each followed by a space, then a dot, then its
-    # end (n line ends and n dots where they belong, and (f - 1) * n commas
-    # in all: the other separators are the commas)
+    # end. With n line ends and n dots where they belong, (f - 1) * n ", "
+    # pairs leave room for no other separator than those pairs' commas
     if (
         not (view[rows[:, f]] == NEWLINE).all()
         or not (view[rows[:, f - 1]] == DOT).all()
-        or int(np.count_nonzero(view == COMMA)) != (f - 1) * n
-        or not np.array_equal(view[:-1] == COMMA, view[1:] == SPACE)
+        or _comma_spaces(view) != (f - 1) * n
     ):
         return None
     # every other byte is a digit, but for minus signs: bytes below "0" counted
+    # (separators, the spaces after the commas, minus signs: no other space)
     below = int(np.count_nonzero(view < 48)) - len(seps) - (f - 1) * n
     minus = int(np.count_nonzero(view == MINUS)) if below else 0
     if below != minus:
