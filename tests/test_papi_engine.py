@@ -255,6 +255,18 @@ def test_printf_values_exactly() -> None:
         b"0, 1, 0, 0, 16, 0, 0, 1, 2, 1.5\n0, 1, 0, 0, 16, 0, 0, 1\n2, 1.5\n",  # a line end
     ):
         assert printf_module.printf_columns(bad, spec) is None, bad
+    # columns of one digit each are read a byte each: the same values
+    ones = printf_module.printf_columns(
+        b"3, 7, 0, 2, 8, 1, 0, 9, 4, 1.5\n0, 1, 0, 2, 8, 0, 5, 3, 6, 2.5\n", spec
+    )
+    assert ones is not None
+    assert [ones[c].tolist() for c in ("src_pe", "dst_pe", "mailbox", "num_sends")] == [
+        [7, 1],
+        [2, 2],
+        [1, 0],
+        [0, 5],
+    ]
+    assert ones["PAPI_TOT_INS"].tolist() == [9, 3] and ones["src_node"].tolist() == [3, 0]
     # a sign makes a column's longest field: its digits are one fewer
     signed = printf_module.printf_columns(b"0, 1, 0, 0, 16, -12345678, 0, 1, 2, 1.5\n", spec)
     assert signed is not None and signed["mailbox"].tolist() == [-12345678]

@@ -58,7 +58,7 @@ _KEEP_HIGH = np.array(
 _POW10 = 10 ** np.arange(_MAX_DIGITS + 1, dtype=np.int64)
 _POW10_F = _POW10.astype(np.float64)  # exact: powers of ten up to 10**22 are
 _EXACT = 2**53
-COMMA, NEWLINE, DOT, MINUS, SPACE = (ord(c) for c in ",\n.- ")
+COMMA, NEWLINE, DOT, MINUS, SPACE, ZERO = (ord(c) for c in ",\n.- 0")
 
 
 def _digits8(words: U64) -> U64:
@@ -192,11 +192,7 @@ def _piece(
     lengths[:, f] += 1
     if int(gaps.min()) < 1 or int(gaps.max()) > _MAX_DIGITS:
         return None
-    # at least the digits of each integer column's longest field: the
-    # longest of all when that fits one word (one pass), else each column's
-    most = [int(lengths[:, : f - 1].max())] * (f - 1)
-    if most[0] > 8:
-        most = [int(lengths[:, j].max()) for j in range(f - 1)]
+    most = [int(lengths[:, j].max()) for j in range(f - 1)]  # each integer column's longest field
     negative = None
     if minus:
         j = signed[0]
@@ -221,7 +217,11 @@ def _piece(
         over = most[j] >= len(str(limit))
         if not (over or name in wanted or j in signed):
             continue
-        column = _values(ending, before, rows[:, j], lengths[:, j], most[j])
+        if most[j] == 1:  # one digit each (a mailbox, a count of sends): one byte each
+            column = view[rows[:, j] - 1].astype(np.int64)
+            column -= ZERO
+        else:
+            column = _values(ending, before, rows[:, j], lengths[:, j], most[j])
         if negative is not None and j == signed[0]:
             np.negative(column, out=column, where=negative)
         if over and int(column.max()) > limit:
