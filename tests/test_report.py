@@ -614,3 +614,41 @@ def test_the_coverage_of_files_held_as_columns_is_that_of_their_reports(
     assert json.dumps(coverage) == json.dumps(run.coverage())
     if where == "bad files":
         assert any(entry["lines_skipped"] for entry in coverage)
+
+
+@pytest.mark.parametrize("example", ["ig_8pe_2nodes", "histo_4pe"])
+def test_a_sink_of_figures_only_is_given_no_table(example: str) -> None:
+    """The writers make no table or summary for a sink that keeps figures only
+    (the report's collector, ``tables = False``), and the same figures."""
+    from actorprof.report.figures import report_figures
+    from actorprof.write import keeps_tables
+
+    class Recorded(FigureCollector):
+        kept: list[str]
+
+        def csv(self, *args: Any, **kwargs: Any) -> str:
+            self.kept.append("csv")
+            return ""
+
+        def csv_parts(self, *args: Any, **kwargs: Any) -> str:
+            self.kept.append("csv_parts")
+            return ""
+
+        def json(self, *args: Any, **kwargs: Any) -> str:
+            self.kept.append("json")
+            return ""
+
+    class Tables(Recorded):
+        tables = True
+
+    drawn = []
+    for sink_type in (Recorded, Tables):
+        sink = sink_type()
+        sink.kept = []
+        assert report_figures(run_report(EXAMPLES / example), sink, top=10, warn=print) == {}
+        drawn.append([(f.section, f.scope, f.name, f.data) for f in sink.figures])
+        assert keeps_tables(sink) is (sink_type is Tables)
+        assert ("json" in sink.kept) is (sink_type is Tables)
+        if sink_type is Recorded:
+            assert sink.kept == []
+    assert drawn[0] == drawn[1] and drawn[0]

@@ -1036,6 +1036,10 @@ def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool | Non
         out.draw(
             partial(_layouts_figure, view.layouts, width=width, title=title, run=run), "layouts"
         )
+    from ..write import keeps_tables
+
+    if not keeps_tables(out):  # the report's figures: no table or summary
+        return
     if view.pes is not None:
         out.csv(view.pes, "pes")
     if view.comparison is not None:  # written a block at a time when not held

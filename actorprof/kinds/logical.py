@@ -633,7 +633,10 @@ def write_logical(
         ),
         f"{prefix}loads",
     )
+    from ..write import keeps_tables
 
+    if not keeps_tables(out):  # the report's figures: no table or summary
+        return
     if level == "pe":
         if view.counts is not None and view.bytes is not None:
             out.csv(view.counts, "counts")

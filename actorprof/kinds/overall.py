@@ -427,6 +427,10 @@ def write_overall(view: OverallView, out: Sink, *, sort: str) -> None:
         partial(stacked_figure, rows, sort=sort == "total", cpu_ghz=view.cpu_ghz, path=view.path),
         "stacked",
     )
+    from ..write import keeps_tables
+
+    if not keeps_tables(out):  # the report's figures: no table or summary
+        return
     out.csv(view.pes(), "pes", index=False)
     summary["options"] = {"label": view.label, "sort": sort, "cpu_ghz": view.cpu_ghz}
     out.json(summary, "summary")

@@ -457,6 +457,10 @@ def write_papi(view: PapiView, out: Sink, *, by_mailbox: bool, sort: str) -> Non
         ),
         "bars",
     )
+    from ..write import keeps_tables
+
+    if not keeps_tables(out):  # the report's figures: no table or summary
+        return
     out.csv(view.pes, "pes")
     out.csv(view.regions, "mailboxes", index=False)
     summary = view.summary(files=False)

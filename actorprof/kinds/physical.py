@@ -585,7 +585,10 @@ def write_physical(
         ),
         "violin",
     )
+    from ..write import keeps_tables
 
+    if not keeps_tables(out):  # the report's figures: no table or summary
+        return
     if n <= DENSE_MAX_PES:
         out.csv(stacked({t: view.matrix(t, "count") for t in SEND_TYPES}), "counts")
         out.csv(stacked({t: view.matrix(t, "bytes") for t in SEND_TYPES}), "bytes")

@@ -21,7 +21,7 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._version import __version__
 from ..errors import ActorProfError
@@ -133,6 +133,8 @@ class FigureCollector:
 
     fmt: str = "png"
     dpi: int = EMBED_DPI
+    #: Tables and summaries are dropped: the writers need not make them (Sink).
+    tables: ClassVar[bool] = False
     section: str = ""
     scope: str | None = None
     figures: list[EmbeddedFigure] = field(default_factory=list)
