@@ -97,6 +97,10 @@ def test_counted_block_holds_what_its_lines_hold() -> None:
         b"\n",  # a blank line
         b"nonblock_sent, 8, 0, 1\n",  # not a send type
         b"local_sendx 8, 0, 1\n",
+        b"nonblock_progress; 8, 0, 1\n",  # a type whose ", " is in its third word
+        b"nonblock_progresx, 8, 0, 1\n",
+        b"nonblock_progress,  8, 0, 1\n",
+        b"Local_send, 8, 0, 1\n",
     ],
 )
 def test_a_block_with_any_other_line_is_read_line_by_line(odd: bytes) -> None:

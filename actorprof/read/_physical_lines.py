@@ -333,8 +333,6 @@ def _digits8(words: U64) -> U64:
 
 #: Characters of each send type's text and the ", " after it.
 _TYPE_SPAN = np.array([len(t) + 2 for t in SEND_TYPES] + [0], dtype=np.int64)
-#: The send types' indexes, shortest text first.
-_BY_LENGTH = sorted(range(len(SEND_TYPES)), key=lambda k: len(SEND_TYPES[k]))
 
 
 def new_line_keys() -> KeyTable:
@@ -384,21 +382,19 @@ def count_lines(block: bytes, table: KeyTable, buffer: BlockBuffer) -> CountedLi
     starts = np.empty_like(ends)
     starts[0] = pad
     starts[1:] = ends[:-1] + 1
-    # the type, from where its ", " is (the types' lengths differ; a shorter
-    # type's comma is a letter of the longer ones); its words then check it
-    code = np.full(len(ends), len(SEND_TYPES), dtype=np.int64)
-    for k in _BY_LENGTH:
-        code[(buf[starts + len(SEND_TYPES[k])] == 44) & (code == len(SEND_TYPES))] = k
-    if int(code.max()) == len(SEND_TYPES):
-        return None
+    # the type: the one whose text and ", " the line's first two words hold
+    # (no two types' texts share them), and a third word where it reaches one
     words = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf.data, strides=(1,))
-    ok = words[starts] == _TYPE_W0[code]
-    ok &= (words[starts + 8] & _TYPE_MASKS[0][code]) == _TYPE_W1[code]
+    first, second = words[starts], words[starts + 8]
+    code = np.full(len(ends), len(SEND_TYPES), dtype=np.int64)
+    for k in range(len(SEND_TYPES)):
+        code[(first == _TYPE_W0[k]) & ((second & _TYPE_MASKS[0][k]) == _TYPE_W1[k])] = k
     for spill in _SPILLING:  # the types whose ", " reaches a third word
         third = np.flatnonzero(code == spill)
         if third.size:
-            ok[third] &= (words[starts[third] + 16] & _TYPE_MASKS[1][spill]) == _TYPE_W2[spill]
-    if not ok.all():
+            wrong = (words[starts[third] + 16] & _TYPE_MASKS[1][spill]) != _TYPE_W2[spill]
+            code[third[wrong]] = len(SEND_TYPES)
+    if int(code.max()) == len(SEND_TYPES):
         return None
     keys = starts + _TYPE_SPAN[code]
     key_len = ends - keys
