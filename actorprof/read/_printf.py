@@ -30,7 +30,7 @@ end at each field's last character (two words beyond 8 digits).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -111,6 +111,26 @@ def _comma_spaces(view: NDArray[np.uint8]) -> int:
 PIECE_BYTES = 1 << 19
 
 
+class _Limits(NamedTuple):
+    """What each integer column of a spec is checked against (made once a block)."""
+
+    #: Largest valid value, and its digits (a field of fewer cannot pass it).
+    largest: tuple[int, ...]
+    digits: tuple[int, ...]
+    #: The columns that may be negative.
+    signed: tuple[int, ...]
+
+    @classmethod
+    def of(cls, spec: CsvSpec) -> _Limits:
+        names = spec.columns[:-1]
+        largest = tuple(spec.limit(name) for name in names)
+        return cls(
+            largest,
+            tuple(len(str(limit)) for limit in largest),
+            tuple(j for j, name in enumerate(names) if name not in spec.nonnegative),
+        )
+
+
 def printf_columns(
     block: bytes, spec: CsvSpec, columns: Sequence[str] | None = None
 ) -> dict[str, np.ndarray] | None:
@@ -125,6 +145,7 @@ def printf_columns(
     if len(spec.columns) < 2 or not block.endswith(b"\n"):
         return None
     wanted = spec.columns if columns is None else tuple(columns)
+    limits = _Limits.of(spec)
     whole = np.frombuffer(block, dtype=np.uint8)
     parts: list[dict[str, np.ndarray]] = []
     start = 0
@@ -133,10 +154,10 @@ def printf_columns(
         if stop <= start:
             stop = block.find(b"\n", start) + 1
         if start >= _PAD:  # the block itself: the bytes before the piece are there
-            part = _piece(whole, start, stop, spec, wanted)
+            part = _piece(whole, start, stop, spec, wanted, limits)
         else:  # the first piece: a copy of it after zero bytes
             padded = np.frombuffer(_ZEROS + block[start:stop], dtype=np.uint8)
-            part = _piece(padded, _PAD, _PAD + stop - start, spec, wanted)
+            part = _piece(padded, _PAD, _PAD + stop - start, spec, wanted, limits)
         if part is None:
             return None
         parts.append(part)
@@ -147,7 +168,12 @@ def printf_columns(
 
 
 def _piece(
-    buf: NDArray[np.uint8], start: int, stop: int, spec: CsvSpec, wanted: Sequence[str]
+    buf: NDArray[np.uint8],
+    start: int,
+    stop: int,
+    spec: CsvSpec,
+    wanted: Sequence[str],
+    limits: _Limits,
 ) -> dict[str, np.ndarray] | None:
     """The columns of the lines in bytes ``[start, stop)`` of ``buf``, or
     None (see :func:`printf_columns`). ``start`` is at least ``_PAD``: the
@@ -178,7 +204,7 @@ def _piece(
     minus = int(np.count_nonzero(view == MINUS)) if below else 0
     if below != minus:
         return None
-    signed = [j for j, name in enumerate(columns[:-1]) if name not in spec.nonnegative]
+    signed = limits.signed
     if minus and len(signed) != 1:
         return None
     # characters of each field: after ", " (2) or a line end (1); the time
@@ -213,8 +239,7 @@ def _piece(
     for j, name in enumerate(columns[:-1]):
         # a column not wanted is converted only when its longest field may
         # pass its limit (as in any other column: the same lines decline)
-        limit = spec.limit(name)
-        over = most[j] >= len(str(limit))
+        over = most[j] >= limits.digits[j]
         if not (over or name in wanted or j in signed):
             continue
         if most[j] == 1:  # one digit each (a mailbox, a count of sends): one byte each
@@ -224,7 +249,7 @@ def _piece(
             column = _values(ending, before, rows[:, j], lengths[:, j], most[j])
         if negative is not None and j == signed[0]:
             np.negative(column, out=column, where=negative)
-        if over and int(column.max()) > limit:
+        if over and int(column.max()) > limits.largest[j]:
             return None
         if j in signed and int(column.min()) < int(np.iinfo(spec.dtypes[name]).min):  # type: ignore[type-var]
             return None
