@@ -67,6 +67,7 @@ from ..read.physical import (
     program_output_lines,
 )
 from ..schema import BUFFER_SEND_TYPES, SEND_TYPES
+from ..write import keeps_tables
 from .logical import LogicalView, logical_view
 from .physical import PhysicalView, accumulate, physical_view_of
 
@@ -1036,8 +1037,6 @@ def write_aggregation(view: AggregationView, out: Sink, *, log_scale: bool | Non
         out.draw(
             partial(_layouts_figure, view.layouts, width=width, title=title, run=run), "layouts"
         )
-    from ..write import keeps_tables
-
     if not keeps_tables(out):  # the report's figures: no table or summary
         return
     if view.pes is not None:

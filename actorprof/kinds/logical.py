@@ -44,6 +44,7 @@ from ..analyze.matrix import (
 from ..engine import Engine, SendTimes, reduce_logical
 from ..errors import ActorProfError
 from ..read import ReadReport
+from ..write import keeps_tables
 from .logical_figures import (
     heatmap_figure,
     heatmap_panel,
@@ -633,8 +634,6 @@ def write_logical(
         ),
         f"{prefix}loads",
     )
-    from ..write import keeps_tables
-
     if not keeps_tables(out):  # the report's figures: no table or summary
         return
     if level == "pe":

@@ -27,6 +27,7 @@ from ..errors import UsageError
 from ..read import ReadReport
 from ..read.overall import describe_group, program_output_lines, read_overall
 from ..schema import OVERALL_KEY_COLUMNS
+from ..write import keeps_tables
 from .overall_figures import stacked_figure, stacked_row
 
 if TYPE_CHECKING:
@@ -427,8 +428,6 @@ def write_overall(view: OverallView, out: Sink, *, sort: str) -> None:
         partial(stacked_figure, rows, sort=sort == "total", cpu_ghz=view.cpu_ghz, path=view.path),
         "stacked",
     )
-    from ..write import keeps_tables
-
     if not keeps_tables(out):  # the report's figures: no table or summary
         return
     out.csv(view.pes(), "pes", index=False)

@@ -33,6 +33,7 @@ from ..analyze.imbalance import imbalance
 from ..read import ReadReport
 from ..read.papi import check_counter_names, iter_papi
 from ..schema import MAIN_MAILBOX
+from ..write import keeps_tables
 from .papi_figures import bars_figure, bars_panel
 
 if TYPE_CHECKING:
@@ -457,8 +458,6 @@ def write_papi(view: PapiView, out: Sink, *, by_mailbox: bool, sort: str) -> Non
         ),
         "bars",
     )
-    from ..write import keeps_tables
-
     if not keeps_tables(out):  # the report's figures: no table or summary
         return
     out.csv(view.pes, "pes")

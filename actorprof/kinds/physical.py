@@ -50,6 +50,7 @@ from ..errors import ActorProfError, UsageError
 from ..read import ReadReport
 from ..read.physical import program_output_lines
 from ..schema import BUFFER_SEND_TYPES, SEND_TYPES
+from ..write import keeps_tables
 from .logical_figures import heatmap_panel, loads_columns
 from .physical_figures import heatmap_figure, violin_figure
 
@@ -585,8 +586,6 @@ def write_physical(
         ),
         "violin",
     )
-    from ..write import keeps_tables
-
     if not keeps_tables(out):  # the report's figures: no table or summary
         return
     if n <= DENSE_MAX_PES:
