@@ -29,8 +29,13 @@ POINTS_MAX = 256
 
 _VIOLIN_WIDTH = 0.8
 _SATURATION = 0.75  # seaborn's violins: fills a little greyer than the palette
+#: Up to this many values a violin's density sums a kernel per value;
+#: beyond, per point of a fine grid the values are binned on (:func:`_kde`).
+_KDE_EXACT_MAX = 4096
+
 _GRIDSIZE = 100
 _KDE_SLICE = 4096
+_BINS_PER_SIGMA = 10
 _JITTER = 0.08
 _LABEL_BOX = {"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.8}
 
@@ -219,17 +224,54 @@ def _kde(values: NDArray[np.floating[Any]]) -> tuple[NDArray[np.float64], NDArra
     """Gaussian KDE on 100 points from the smallest to the largest value.
 
     Scott's bandwidth, as ``scipy.stats.gaussian_kde`` (seaborn's default):
-    sigma = std (ddof 1) x n^(-1/5). Evaluated in slices of values so that
-    65,536 PEs never make a 100 x 65,536 temporary larger than a few MB.
+    sigma = std (ddof 1) x n^(-1/5). Up to :data:`_KDE_EXACT_MAX` values the
+    sum runs over every value; beyond, over the values linearly binned on a
+    grid of spacing at most sigma / 10 (:func:`_linear_binned`), when at
+    most half as many of its points as there are values hold a share
+    (65,536 PEs: 0.15 s of a figure's 0.35 s before). Evaluated in slices,
+    so that no temporary is larger than a few MB.
     """
     n = len(values)
-    support = np.linspace(values.min(), values.max(), _GRIDSIZE)
+    low, high = float(values.min()), float(values.max())
+    support = np.linspace(low, high, _GRIDSIZE)
     sigma = float(np.std(values, ddof=1)) * n ** (-1 / 5)
+    points, weights = values, None
+    # the grid's cells: at most 10 x 1.42 n^0.7 (a range is at most std x
+    # sqrt(2n), Samuelson's inequality), so fewer than 4n; inf, nan: not binned
+    span = (high - low) * _BINS_PER_SIGMA / sigma if sigma > 0 else math.inf
+    if n > _KDE_EXACT_MAX and span <= 4 * n:
+        grid, shares = _linear_binned(values, low, high, max(1, math.ceil(span)))
+        held = shares > 0  # a long tail leaves most of its cells empty
+        if 2 * int(np.count_nonzero(held)) <= n:
+            points, weights = grid[held], shares[held]
     density = np.zeros(_GRIDSIZE)
-    for lo in range(0, n, _KDE_SLICE):
-        z = (support[:, None] - values[None, lo : lo + _KDE_SLICE]) / sigma
-        density += np.exp(-0.5 * z * z).sum(axis=1)
+    for lo in range(0, len(points), _KDE_SLICE):
+        z = (support[:, None] - points[None, lo : lo + _KDE_SLICE]) / sigma
+        kernel = np.exp(-0.5 * z * z)
+        if weights is None:
+            density += kernel.sum(axis=1)
+        else:
+            density += kernel @ weights[lo : lo + _KDE_SLICE]
     return support, density / (n * sigma * math.sqrt(2 * math.pi))
+
+
+def _linear_binned(
+    values: NDArray[np.floating[Any]], low: float, high: float, bins: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The ``bins + 1`` points of a grid from ``low`` to ``high`` and each
+    one's weight: a value between two points gives each a share of its unit
+    weight by nearness (linear binning: Wand & Jones, Kernel Smoothing, 1995,
+    appendix D). A value's kernel is then replaced by the linear
+    interpolation of its two neighbours' kernels, off by at most spacing^2 / 8
+    x the kernel's largest second derivative: (spacing / sigma)^2 / 8 of its
+    peak. With :data:`_BINS_PER_SIGMA` 10, 0.125 %, which no violin shows."""
+    grid = np.linspace(low, high, bins + 1)
+    at = (np.asarray(values, dtype=np.float64) - low) * (bins / (high - low))
+    left = np.minimum(at.astype(np.int64), bins - 1)  # the largest value: the last cell
+    right_share = at - left
+    weights = np.bincount(left, weights=1.0 - right_share, minlength=bins + 1)
+    weights += np.bincount(left + 1, weights=right_share, minlength=bins + 1)
+    return grid, weights.astype(np.float64, copy=False)  # float64 already (the stubs say int)
 
 
 def _draw_points(ax: Axes, series: list[_Series]) -> None:
