@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import functools
 import gc
 import multiprocessing
@@ -52,7 +51,9 @@ def _glibc(name: str) -> Callable[..., int] | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        # the symbols the process has loaded (libc's among them): no search,
+        # which runs ldconfig in a child process (2-3 ms, once per worker)
+        libc = ctypes.CDLL(None)
         function: Callable[..., int] = getattr(libc, name)
     except (OSError, AttributeError):  # not glibc
         return None
