@@ -284,6 +284,11 @@ def test_bulk_matching_gives_each_names_match(kind: str) -> None:
         if (m := pattern.fullmatch(name)) is not None
     ]
     assert _files._matched_names(TRICKY, kind) == expected
+    # a folder of the other kind's files (and near misses): nothing, found so
+    # by the names' endings before any search
+    others = [name for name in TRICKY if not any(e in name for e in _files._ENDINGS[kind])]
+    assert others and not [n for n in others if pattern.fullmatch(n)]
+    assert _files._matched_names(others, kind) == []
     phases = {
         "send": ["", "send", "a_b", "send.csv", "", " "],
         "papi": ["", "x", "papi.csv", "PAPI"],

@@ -207,6 +207,7 @@ def test_histo_report_numbers(histo: dict[str, Any]) -> None:
     assert group["pe_fractions"]["comm"] == pytest.approx(
         [0.975488, 0.601981, 0.71923, 0.946259], abs=1e-6
     )
+    assert all(type(v) is float for v in group["pe_fractions"]["comm"])  # plain JSON values
     assert s["papi"]["phases"]["(unnamed)"]["counters_all_zero"] is True
     overall_file = next(c for c in s["coverage"] if c["kind"] == "overall")
     assert overall_file["skipped_expected"] == {"program output": 6}
@@ -652,3 +653,12 @@ def test_a_sink_of_figures_only_is_given_no_table(example: str) -> None:
         if sink_type is Recorded:
             assert sink.kept == []
     assert drawn[0] == drawn[1] and drawn[0]
+
+
+def test_pe_fractions_not_finite_are_null() -> None:
+    """A PE without cycles has no fraction: null in the JSON, not NaN."""
+    from actorprof.report.run import _finite
+
+    values = np.array([0.5, np.nan, np.inf, -np.inf, 0.0])
+    assert _finite(values) == [0.5, None, None, None, 0.0]
+    assert _finite(np.zeros(0)) == []

@@ -58,6 +58,8 @@ _LINES = {
         r"^(PE([0-9]+)(?:_(?:PAPI|papi)\.csv|_(.+?)_(?:PAPI|papi)\.csv))$", re.MULTILINE
     ),
 }
+#: What every name of a kind holds (a report looks for each kind in every folder).
+_ENDINGS = {"send": ("_send.",), "papi": ("_PAPI.csv", "_papi.csv")}
 _LOOKED_FOR = {
     "send": "PE<i>_send.csv (or PE<i>_<phase>_send.csv, PE<i>_send.dat)",
     "papi": "PE<i>_PAPI.csv (or PE<i>_papi.csv, PE<i>_<phase>_PAPI.csv)",
@@ -310,6 +312,8 @@ def _matched_names(names: list[str], kind: str) -> list[tuple[str, str, str]] | 
     joined = "\n".join(names)
     if joined.count("\n") != max(len(names) - 1, 0):
         return None
+    if not any(ending in joined for ending in _ENDINGS[kind]):
+        return []  # a folder of the other kind: no name to match (one scan, not a search)
     return cast(list[tuple[str, str, str]], _LINES[kind].findall(joined))
 
 

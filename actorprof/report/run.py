@@ -199,7 +199,7 @@ class RunReport(Summarized):
             g["pe_fractions"] = {
                 "pe": [int(p) for p in times["pe"]],
                 **{
-                    part: [_finite(v) for v in times[f"{part}_frac"].to_numpy(dtype=np.float64)]
+                    part: _finite(times[f"{part}_frac"].to_numpy(dtype=np.float64))
                     for part in ("main", "comm", "proc")
                 },
             }
@@ -338,8 +338,13 @@ def _without_files(summary: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in summary.items() if k != "files"}
 
 
-def _finite(value: float) -> float | None:
-    return float(value) if np.isfinite(value) else None
+def _finite(values: np.ndarray) -> list[float | None]:
+    """``values`` as floats, None where not finite (65,536 PEs: one pass,
+    not a test per value)."""
+    out: list[float | None] = values.tolist()
+    for k in np.flatnonzero(~np.isfinite(values)).tolist():
+        out[k] = None
+    return out
 
 
 def run_report(
