@@ -139,9 +139,9 @@ def detect_topologies(physical: pd.DataFrame, num_pes: int) -> list[Topology]:
     # each send type's rows, found once (not once per candidate topology: a
     # 65,536-PE trace has 17 of them and millions of rows)
     codes, names = pd.factorize(physical["send_type"], sort=True)
-    by_type = [(str(name), codes == i) for i, name in enumerate(names)]
     src = physical["src_pe"].to_numpy()
     dst = physical["dst_pe"].to_numpy()
+    by_type = [(str(name), src[codes == i], dst[codes == i]) for i, name in enumerate(names)]
     found: list[Topology] = []
     for k in (k for k in range(1, num_pes + 1) if num_pes % k == 0):
         try:
@@ -150,10 +150,9 @@ def detect_topologies(physical: pd.DataFrame, num_pes: int) -> list[Topology]:
             continue  # a tensor Conveyors refuses to build
         if topology in found:
             continue
-        fits = np.ones(len(physical), dtype=bool)
-        for send_type, mine in by_type:
-            fits[mine] = porter_links(topology, send_type, src[mine], dst[mine])
-        if fits.all():
+        # a topology fits when every send type's links are its porter's: the
+        # first send type that has another link rules it out
+        if all(porter_links(topology, name, s, d).all() for name, s, d in by_type):
             found.append(topology)
     return found
 
