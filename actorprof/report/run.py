@@ -290,14 +290,7 @@ def _coverage_entries(kind: str, scope: str | None, report: ReadReport) -> Itera
                     "skipped_unexpected": {},
                     "first_skipped": [],
                 }
-                for path, pe, lines, blank, nbytes in zip(
-                    f.paths,
-                    f.pes,
-                    f.lines_read.tolist(),
-                    f.lines_blank.tolist(),
-                    f.bytes_read.tolist(),
-                    strict=True,
-                )
+                for path, pe, _, lines, blank, nbytes in f.rows()
             )
             continue
         expected = {str(r): int(n) for r, n in f.skipped.items() if r in normal}
