@@ -141,7 +141,10 @@ def detect_topologies(physical: pd.DataFrame, num_pes: int) -> list[Topology]:
     codes, names = pd.factorize(physical["send_type"], sort=True)
     src = physical["src_pe"].to_numpy()
     dst = physical["dst_pe"].to_numpy()
-    by_type = [(str(name), src[codes == i], dst[codes == i]) for i, name in enumerate(names)]
+    by_type = []
+    for i, name in enumerate(names):
+        mine = codes == i
+        by_type.append((str(name), src[mine], dst[mine]))
     found: list[Topology] = []
     for k in (k for k in range(1, num_pes + 1) if num_pes % k == 0):
         try:
