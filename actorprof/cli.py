@@ -936,15 +936,20 @@ def make_engine(
     *,
     trace: Path | None = None,
     kind: str = "logical",
+    fork: bool = True,
 ) -> Engine:
     """The engine the shared engine options describe. With the ``trace`` it
     will read (of ``kind``), its workers start now when they will read it
     (:func:`~actorprof.engine.run.start_workers_early`): a command makes its
-    engine before it imports pandas."""
+    engine before it imports pandas. ``fork``: its workers are forked from
+    this process where that is safe (it starts no thread), not from a fork
+    server (``Engine.fork``)."""
     from .engine import Engine
     from .engine.run import start_workers_for
 
-    engine = Engine(jobs=jobs, cache=not no_cache, cache_dir=cache_dir, scheduler=scheduler)
+    engine = Engine(
+        jobs=jobs, cache=not no_cache, cache_dir=cache_dir, scheduler=scheduler, fork=fork
+    )
     if trace is not None:
         start_workers_for(engine, {kind: trace})
     return engine
@@ -1142,7 +1147,9 @@ def aggregation(
             layouts=layouts,
             physical_report=preport,
             logical_report=lreport,
-            engine=make_engine(jobs, cache_dir, no_cache, scheduler),
+            # a fork server: the report's later reads would be forked from a
+            # process holding the earlier views (65,536 PEs: 2 s slower)
+            engine=make_engine(jobs, cache_dir, no_cache, scheduler, fork=False),
             progress=progress,
             keep_links=None,  # beyond 1,024 PEs: counted, then written a block at a time
         )
@@ -1228,10 +1235,9 @@ def report(
             run_dir,
             num_pes=num_pes,
             top=top,
-            jobs=jobs,
-            cache=not no_cache,
-            cache_dir=cache_dir,
-            scheduler=scheduler,
+            # a fork server: the report's later reads would be forked from a
+            # process holding the earlier views (65,536 PEs: 2 s slower)
+            engine=make_engine(jobs, cache_dir, no_cache, scheduler, fork=False),
             progress=progress,
             on_read=figures.draw,
         )

@@ -203,7 +203,9 @@ def test_workers_follow_affinity() -> None:
 
 
 def test_workers_never_forked_from_this_process() -> None:
-    assert _pool_context().get_start_method() in ("forkserver", "spawn")
+    """A library caller's workers (a notebook kernel runs threads): only the
+    command line asks for forks (``Engine(fork=True)``)."""
+    assert _pool_context(Engine(jobs=2)).get_start_method() in ("forkserver", "spawn")
 
 
 def test_wide_keys_on_the_fast_path(tmp_path: Path) -> None:

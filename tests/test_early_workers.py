@@ -3,8 +3,11 @@ folders of many files or many bytes, big files."""
 
 from __future__ import annotations
 
+import sys
+import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from actorprof.engine import Engine
@@ -39,7 +42,7 @@ def test_started_early_for_many_files_or_bytes(
     """4 files are many here; each file is 24 bytes (72 for 3)."""
     asked: list[str] = []
     monkeypatch.setattr(engine_run, "EARLY_START_FILES", 4)
-    monkeypatch.setattr(engine_run, "_pool_context", lambda: _Context(asked))
+    monkeypatch.setattr(engine_run, "_pool_context", lambda engine: _Context(asked))
     folder = _folder(tmp_path / "run", files)
     engine_run.start_workers_early(
         Engine(jobs=2, cache=False, parallel_min_bytes=min_bytes), folder
@@ -57,7 +60,7 @@ def test_started_early_for_a_big_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, min_bytes: int, early: bool
 ) -> None:
     asked: list[str] = []
-    monkeypatch.setattr(engine_run, "_pool_context", lambda: _Context(asked))
+    monkeypatch.setattr(engine_run, "_pool_context", lambda engine: _Context(asked))
     path = _folder(tmp_path / "run", 1) / "PE0_send.csv"
     engine_run.start_workers_early(Engine(jobs=2, cache=False, parallel_min_bytes=min_bytes), path)
     assert asked == (["start method"] if early else [])
@@ -70,7 +73,7 @@ def test_never_for_one_process_a_scheduler_or_a_missing_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(engine_run, "EARLY_START_FILES", 1)
-    monkeypatch.setattr(engine_run, "_pool_context", lambda: pytest.fail("started"))
+    monkeypatch.setattr(engine_run, "_pool_context", lambda engine: pytest.fail("started"))
     folder = _folder(tmp_path / "run", 2)
     engine_run.start_workers_early(Engine(jobs=1), folder)
     engine_run.start_workers_early(Engine(jobs=2, scheduler="tcp://nowhere:1"), folder)
@@ -84,7 +87,7 @@ def test_a_runs_workers_start_with_every_kinds_map_step(
     (physical, PAPI), started once for the first trace read by workers."""
     asked: list[str] = []
     monkeypatch.setattr(engine_run, "EARLY_START_FILES", 2)
-    monkeypatch.setattr(engine_run, "_pool_context", lambda: _Context(asked))
+    monkeypatch.setattr(engine_run, "_pool_context", lambda engine: _Context(asked))
     monkeypatch.setattr(engine_run, "_PRELOAD", [engine_run.__name__])
     logical = _folder(tmp_path / "logical", 3)
     engine_run.start_workers_for(
@@ -96,3 +99,98 @@ def test_a_runs_workers_start_with_every_kinds_map_step(
     asked.clear()
     engine_run.start_workers_for(Engine(jobs=1), {"physical": logical})
     assert asked == [] and "actorprof.engine.physical" not in engine_run._PRELOAD
+
+
+linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork: Linux only")
+
+
+@linux
+def test_workers_forked_only_where_safe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Engine(fork=True)`` forks the workers from this process when it runs
+    no other thread and no fork server, and holds little memory; with the
+    map steps imported here."""
+    (tmp_path / "actorprof_preload_probe.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "actorprof_preload_probe", raising=False)
+    monkeypatch.setattr(engine_run, "_PRELOAD", [engine_run.__name__, "actorprof_preload_probe"])
+    monkeypatch.setattr(engine_run, "_fork_server_running", lambda: False)  # (an earlier test's)
+    monkeypatch.setattr(engine_run, "_resident_bytes", lambda: 0)  # (this test process's size)
+    forking = Engine(jobs=2, fork=True)
+    assert engine_run._pool_context(Engine(jobs=2)).get_start_method() == "forkserver"
+    assert "actorprof_preload_probe" not in sys.modules
+    assert engine_run._pool_context(forking).get_start_method() == "fork"
+    assert "actorprof_preload_probe" in sys.modules
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert engine_run._pool_context(forking).get_start_method() == "forkserver"
+    finally:
+        stop.set()
+        thread.join()
+    monkeypatch.setattr(engine_run, "_resident_bytes", lambda: engine_run.FORK_MAX_RESIDENT + 1)
+    assert engine_run._pool_context(forking).get_start_method() == "forkserver"
+    monkeypatch.setattr(engine_run, "_resident_bytes", lambda: engine_run.FORK_MAX_RESIDENT)
+    assert engine_run._pool_context(forking).get_start_method() == "fork"
+    monkeypatch.setattr(engine_run, "_fork_server_running", lambda: True)
+    assert engine_run._pool_context(forking).get_start_method() == "forkserver"
+
+
+@linux
+def test_resident_bytes_of_this_process() -> None:
+    ballast = np.ones(64 * 1024 * 1024 // 8)  # 64 MB, written
+    assert engine_run._resident_bytes() >= ballast.nbytes
+
+
+@linux
+def test_no_fork_server_started_for_forked_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from multiprocessing import forkserver
+
+    monkeypatch.setattr(engine_run, "EARLY_START_FILES", 2)
+    monkeypatch.setattr(engine_run, "_PRELOAD", [engine_run.__name__])
+    monkeypatch.setattr(forkserver, "ensure_running", lambda: pytest.fail("server started"))
+    monkeypatch.setattr(engine_run, "_fork_server_running", lambda: False)
+    monkeypatch.setattr(engine_run, "_resident_bytes", lambda: 0)
+    folder = _folder(tmp_path / "run", 3)
+    engine_run.start_workers_early(Engine(jobs=2, cache=False, fork=True), folder)
+
+
+@linux
+def test_forked_workers_give_the_same_view(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers forked from this process read what one process reads."""
+    from actorprof.kinds.logical import logical_view
+
+    used: list[str] = []
+    choose = engine_run._pool_context
+
+    def recorded(engine: Engine) -> object:
+        context = choose(engine)
+        used.append(context.get_start_method())
+        return context
+
+    monkeypatch.setattr(engine_run, "_pool_context", recorded)
+    monkeypatch.setattr(engine_run, "_fork_server_running", lambda: False)
+    monkeypatch.setattr(engine_run, "_resident_bytes", lambda: 0)
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    rng = np.random.default_rng(5)
+    for pe in range(8):
+        dst = rng.integers(0, 8, size=200)
+        size = rng.choice([8, 16, 24], size=200)
+        lines = [
+            f"{pe // 4}, {pe}, {d // 4}, {d}, {s}, 1.{k + 1:06d}\n"
+            for k, (d, s) in enumerate(zip(dst, size, strict=True))
+        ]
+        (folder / f"PE{pe}_send.csv").write_text("".join(lines))
+    one = logical_view(folder, jobs=1)
+    forked = logical_view(
+        folder, engine=Engine(jobs=2, cache=False, fork=True, parallel_min_bytes=1)
+    )
+    assert one.pairs.equals(forked.pairs)
+    assert one.pes.equals(forked.pes)
+    assert forked.report.lines_read == one.report.lines_read == 1600
+    assert used[-1] == "fork"

@@ -26,6 +26,7 @@ __all__ = [
     "Metric",
     "Pooled",
     "SelfSends",
+    "check_self_sends",
     "comm_matrices",
     "comm_matrix",
     "dense_matrix",
@@ -600,6 +601,12 @@ def comm_matrix(
     return filter_self_sends(mats.counts if metric == "count" else mats.bytes, self_sends)
 
 
+def check_self_sends(mode: str) -> None:
+    """Raise ValueError unless ``mode`` is include, exclude or only."""
+    if mode not in _SELF_SENDS:
+        raise ValueError(f"self_sends must be one of {_SELF_SENDS}, got {mode!r}")
+
+
 def filter_self_sends(matrix: pd.DataFrame, mode: SelfSends) -> pd.DataFrame:
     """A copy of ``matrix`` with its diagonal kept as is, zeroed, or alone.
 
@@ -610,8 +617,7 @@ def filter_self_sends(matrix: pd.DataFrame, mode: SelfSends) -> pd.DataFrame:
     """
     import pandas as pd
 
-    if mode not in _SELF_SENDS:
-        raise ValueError(f"self_sends must be one of {_SELF_SENDS}, got {mode!r}")
+    check_self_sends(mode)
     values = matrix.to_numpy().copy()
     n = min(values.shape)
     if mode == "exclude":
@@ -724,8 +730,7 @@ def filter_pairs(pairs: pd.DataFrame, mode: SelfSends) -> pd.DataFrame:
     ValueError
         ``mode`` is not include, exclude or only.
     """
-    if mode not in _SELF_SENDS:
-        raise ValueError(f"self_sends must be one of {_SELF_SENDS}, got {mode!r}")
+    check_self_sends(mode)
     if mode == "include":
         return pairs
     diagonal = pairs["src_pe"].to_numpy() == pairs["dst_pe"].to_numpy()

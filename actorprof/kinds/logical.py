@@ -28,9 +28,9 @@ from ..analyze.matrix import (
     Level,
     Metric,
     SelfSends,
+    check_self_sends,
     dense_matrix,
     filter_pairs,
-    filter_self_sends,
     int_bincount,
     locality_of,
     node_pairs_matrix,
@@ -392,7 +392,7 @@ def build_logical_view(
     ``report`` must be the one the chunks' reader fills. ``sizes``: as
     :func:`logical_view`.
     """
-    filter_self_sends(pd.DataFrame([[0]]), self_sends)  # validate the option early
+    check_self_sends(self_sends)  # before the chunks are read
     acc = CommAccumulator(num_pes, sizes=sizes)
     for chunk in chunks:
         acc.add(chunk)
@@ -408,7 +408,7 @@ def view_from_accumulator(
     self_sends: SelfSends = "include",
 ) -> LogicalView:
     """The :class:`LogicalView` of a reduced trace (the reduce step's end)."""
-    filter_self_sends(pd.DataFrame([[0]]), self_sends)
+    check_self_sends(self_sends)
     if num_pes is None:
         limit = report.pe_limit
         from_files = (
@@ -530,7 +530,7 @@ def logical_view(
     """
     own = report is None
     report = ReadReport(kind="logical") if report is None else report
-    filter_self_sends(pd.DataFrame([[0]]), self_sends)
+    check_self_sends(self_sends)
     if engine is None:
         engine = Engine(
             jobs=jobs,

@@ -14,7 +14,7 @@ while the others are still analysed. No plotting, no files.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -345,6 +345,7 @@ def run_report(
     cache: bool = False,
     cache_dir: str | PathLike[str] | None = None,
     scheduler: Any = None,
+    engine: Engine | None = None,
     progress: ProgressSink | None = None,
     on_read: Callable[[RunReport, str], object] | None = None,
 ) -> RunReport:
@@ -368,6 +369,9 @@ def run_report(
     jobs, cache, cache_dir, scheduler
         How the logical, timeline, PAPI and physical traces are read (see
         :func:`actorprof.logical_view`).
+    engine
+        All of the above at once (they are then ignored); the timeline's
+        second read, if any, never uses the cache.
     progress
         Told the bytes and files of every read, one kind after the other
         (e.g. the CLI's progress line).
@@ -409,8 +413,15 @@ def run_report(
     # the workers ready with every kind's map step (a PAPI or physical worker
     # then does not import it, and pandas, for its first unit); the timeline's
     # reads the logical trace again when its times could not be binned in one read
+    if engine is None:
+        engine = Engine(
+            jobs=jobs,
+            cache=cache or cache_dir is not None,
+            cache_dir=cache_dir,
+            scheduler=scheduler,
+        )
     start_workers_for(
-        Engine(jobs=jobs, cache=cache or cache_dir is not None, scheduler=scheduler),
+        engine,
         {
             "logical": traces.logical,
             "timeline": traces.logical,
@@ -426,17 +437,7 @@ def run_report(
     # each logical phase's send times, binned in its matrix's read for the timeline
     binned: dict[str | None, SendTimes] = {}
     if traces.logical is not None:
-        _read_logical(
-            run,
-            traces.logical,
-            num_pes,
-            jobs,
-            cache,
-            cache_dir,
-            scheduler,
-            progress,
-            binned if timeline else None,
-        )
+        _read_logical(run, traces.logical, num_pes, engine, progress, binned if timeline else None)
         read("logical")
     # the physical trace (and the aggregation) next, while little is held: its
     # read is the report's largest (millions of links at 65,536 PEs)
@@ -454,12 +455,7 @@ def run_report(
                 pes_per_node=k,
                 report=report,
                 progress=progress,
-                engine=Engine(
-                    jobs=jobs,
-                    cache=cache or cache_dir is not None,
-                    cache_dir=cache_dir,
-                    scheduler=scheduler,
-                ),
+                engine=engine,
             ),
         )
         if found is not None:
@@ -492,7 +488,7 @@ def run_report(
                 traces.logical or "",
                 num_pes=num_pes,
                 progress=progress,
-                engine=Engine(jobs=jobs, scheduler=scheduler),
+                engine=replace(engine, cache=False, cache_dir=None),
                 binned=binned,
             ),
         )
@@ -513,12 +509,6 @@ def run_report(
             run.reports.append(("overall", None, report))
             read("overall")
     if traces.papi is not None:
-        engine = Engine(
-            jobs=jobs,
-            cache=cache or cache_dir is not None,
-            cache_dir=cache_dir,
-            scheduler=scheduler,
-        )
         _read_phases(
             run,
             "papi",
@@ -569,10 +559,7 @@ def _read_logical(
     run: RunReport,
     folder: Path,
     num_pes: int | None,
-    jobs: int | None,
-    cache: bool,
-    cache_dir: str | PathLike[str] | None,
-    scheduler: Any,
+    engine: Engine,
     progress: ProgressSink | None,
     binned: dict[str | None, SendTimes] | None,
 ) -> None:
@@ -594,10 +581,7 @@ def _read_logical(
             phase=key,
             num_pes=num_pes,
             report=report,
-            jobs=jobs,
-            cache=cache,
-            cache_dir=cache_dir,
-            scheduler=scheduler,
+            engine=engine,
             progress=progress,
             # the aggregation routes the pairs per message size: counted in this read
             sizes=run.traces.physical is not None,
