@@ -532,3 +532,11 @@ def test_many_distinct_pairs_read_a_key_per_line(tmp_path: Path, monkeypatch: An
             chosen = small if way == "batches" else WAYS[way]
             assert_same(plain(tmp_path, **kw), engine(tmp_path, chosen, **kw))
     assert used  # the key-per-line table read some groups
+
+
+def test_engine_of_a_view_functions_options(tmp_path: Path) -> None:
+    """A cache folder given turns the cache on, as ``logical_view`` documents."""
+    assert Engine.of(jobs=2, cache=False, cache_dir=None, scheduler=None) == Engine(jobs=2)
+    folder = Engine.of(jobs=1, cache=False, cache_dir=tmp_path, scheduler=None)
+    assert folder.cache and folder.cache_dir == tmp_path
+    assert Engine.of(jobs=None, cache=True, cache_dir=None, scheduler=None).cache

@@ -315,6 +315,20 @@ class Engine:
     count_plan_files: int = 2048
     fork: bool = False
 
+    @classmethod
+    def of(
+        cls,
+        *,
+        jobs: int | None,
+        cache: bool,
+        cache_dir: str | PathLike[str] | None,
+        scheduler: Any,
+    ) -> Engine:
+        """The engine of a view function's options: ``cache_dir`` given turns
+        the cache on (:func:`actorprof.logical_view`)."""
+        on = cache or cache_dir is not None
+        return cls(jobs=jobs, cache=on, cache_dir=cache_dir, scheduler=scheduler)
+
     @property
     def workers(self) -> int:
         """Worker processes the map uses."""

@@ -532,12 +532,7 @@ def logical_view(
     report = ReadReport(kind="logical") if report is None else report
     check_self_sends(self_sends)
     if engine is None:
-        engine = Engine(
-            jobs=jobs,
-            cache=cache or cache_dir is not None,
-            cache_dir=cache_dir,
-            scheduler=scheduler,
-        )
+        engine = Engine.of(jobs=jobs, cache=cache, cache_dir=cache_dir, scheduler=scheduler)
     acc = reduce_logical(
         path,
         phase=phase,

@@ -414,12 +414,7 @@ def run_report(
     # then does not import it, and pandas, for its first unit); the timeline's
     # reads the logical trace again when its times could not be binned in one read
     if engine is None:
-        engine = Engine(
-            jobs=jobs,
-            cache=cache or cache_dir is not None,
-            cache_dir=cache_dir,
-            scheduler=scheduler,
-        )
+        engine = Engine.of(jobs=jobs, cache=cache, cache_dir=cache_dir, scheduler=scheduler)
     start_workers_for(
         engine,
         {
