@@ -3,6 +3,8 @@ folders of many files or many bytes, big files."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -115,20 +117,17 @@ def test_workers_forked_only_where_safe(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(engine_run, "_PRELOAD", [engine_run.__name__, "actorprof_preload_probe"])
     monkeypatch.setattr(engine_run, "_fork_server_running", lambda: False)  # (an earlier test's)
     monkeypatch.setattr(engine_run, "_resident_bytes", lambda: 0)  # (this test process's size)
+    threads = [1]  # (earlier tests may leave threads running in this process)
+    monkeypatch.setattr(threading, "active_count", lambda: threads[0])
     forking = Engine(jobs=2, fork=True)
     assert engine_run._pool_context(Engine(jobs=2)).get_start_method() == "forkserver"
     assert "actorprof_preload_probe" not in sys.modules
     assert engine_run._pool_context(forking).get_start_method() == "fork"
     assert "actorprof_preload_probe" in sys.modules
 
-    stop = threading.Event()
-    thread = threading.Thread(target=stop.wait)
-    thread.start()
-    try:
-        assert engine_run._pool_context(forking).get_start_method() == "forkserver"
-    finally:
-        stop.set()
-        thread.join()
+    threads[0] = 2  # another thread running
+    assert engine_run._pool_context(forking).get_start_method() == "forkserver"
+    threads[0] = 1
     monkeypatch.setattr(engine_run, "_resident_bytes", lambda: engine_run.FORK_MAX_RESIDENT + 1)
     assert engine_run._pool_context(forking).get_start_method() == "forkserver"
     monkeypatch.setattr(engine_run, "_resident_bytes", lambda: engine_run.FORK_MAX_RESIDENT)
@@ -154,27 +153,42 @@ def test_no_fork_server_started_for_forked_workers(
     monkeypatch.setattr(forkserver, "ensure_running", lambda: pytest.fail("server started"))
     monkeypatch.setattr(engine_run, "_fork_server_running", lambda: False)
     monkeypatch.setattr(engine_run, "_resident_bytes", lambda: 0)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
     folder = _folder(tmp_path / "run", 3)
     engine_run.start_workers_early(Engine(jobs=2, cache=False, fork=True), folder)
 
 
+_FORKED_READ = """
+import json, sys
+from actorprof.engine import Engine
+from actorprof.engine import run as engine_run
+from actorprof.kinds.logical import logical_view
+
+used = []
+choose = engine_run._pool_context
+
+
+def recorded(engine):
+    context = choose(engine)
+    used.append(context.get_start_method())
+    return context
+
+
+engine_run._pool_context = recorded
+one = logical_view(sys.argv[1], jobs=1)
+forked = logical_view(
+    sys.argv[1], engine=Engine(jobs=2, cache=False, fork=True, parallel_min_bytes=1)
+)
+same = one.pairs.equals(forked.pairs) and one.pes.equals(forked.pes)
+print(json.dumps({"same": bool(same), "lines": forked.report.lines_read, "used": used}))
+"""
+
+
 @linux
-def test_forked_workers_give_the_same_view(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Workers forked from this process read what one process reads."""
-    from actorprof.kinds.logical import logical_view
-
-    used: list[str] = []
-    choose = engine_run._pool_context
-
-    def recorded(engine: Engine) -> object:
-        context = choose(engine)
-        used.append(context.get_start_method())
-        return context
-
-    monkeypatch.setattr(engine_run, "_pool_context", recorded)
-    monkeypatch.setattr(engine_run, "_fork_server_running", lambda: False)
-    monkeypatch.setattr(engine_run, "_resident_bytes", lambda: 0)
-
+def test_forked_workers_give_the_same_view(tmp_path: Path) -> None:
+    """Workers forked from a command's process read what one process reads.
+    In a new interpreter: one thread and little memory, as a command starts
+    (this test process may hold threads and memory of earlier tests)."""
     folder = tmp_path / "run"
     folder.mkdir()
     rng = np.random.default_rng(5)
@@ -186,11 +200,12 @@ def test_forked_workers_give_the_same_view(tmp_path: Path, monkeypatch: pytest.M
             for k, (d, s) in enumerate(zip(dst, size, strict=True))
         ]
         (folder / f"PE{pe}_send.csv").write_text("".join(lines))
-    one = logical_view(folder, jobs=1)
-    forked = logical_view(
-        folder, engine=Engine(jobs=2, cache=False, fork=True, parallel_min_bytes=1)
+    done = subprocess.run(
+        [sys.executable, "-c", _FORKED_READ, str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
-    assert one.pairs.equals(forked.pairs)
-    assert one.pes.equals(forked.pes)
-    assert forked.report.lines_read == one.report.lines_read == 1600
-    assert used[-1] == "fork"
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result == {"same": True, "lines": 1600, "used": ["fork"]}
