@@ -43,6 +43,29 @@ def timed(argv: list[str], *, shell: bool = False) -> tuple[float, float]:
     return wall, (int(rss.group(1)) / 1024 if rss else float("nan"))
 
 
+def _ways(trace: Path, commands: list[str], jobs: int, out: Path) -> dict[str, list[str]]:
+    """``cat`` of the trace's files and each command on it, by name."""
+    return {
+        "cat": [f"find {trace}/ -name '*.csv' -print0 | xargs -0 cat > /dev/null"],
+        **{
+            name: [
+                sys.executable,
+                "-m",
+                "actorprof",
+                name,
+                str(trace),
+                "--no-cache",
+                "-j",
+                str(jobs),
+                "-q",
+                "-o",
+                str(out / name),
+            ]
+            for name in commands
+        },
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pes", default="64,1024,8192,65536")
@@ -53,51 +76,42 @@ def main() -> int:
     parser.add_argument("--skip-report", action="store_true")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="actorprof-pes-"))
-    rows = []
-    for pes in [int(p) for p in args.pes.split(",")]:
-        trace = root / f"pes{pes}_lines{args.lines}"
+    counts = [int(p) for p in args.pes.split(",")]
+    traces = {pes: root / f"pes{pes}_lines{args.lines}" for pes in counts}
+    for pes, trace in traces.items():
         if not trace.exists():
             t = time.perf_counter()
             make_trace(trace, lines=args.lines, pes=pes, pes_per_node=min(128, pes))
             print(f"generated {trace} in {time.perf_counter() - t:.0f} s", file=sys.stderr)
-        size = sum(f.stat().st_size for f in trace.iterdir())
-        out = Path(tempfile.mkdtemp(prefix="actorprof-out-"))
-        commands = ["logical"] if args.skip_report else ["logical", "report"]
-        ways: dict[str, list[str]] = {
-            "cat": [f"find {trace}/ -name '*.csv' -print0 | xargs -0 cat > /dev/null"],
-            **{
-                name: [
-                    sys.executable,
-                    "-m",
-                    "actorprof",
-                    name,
-                    str(trace),
-                    "--no-cache",
-                    "-j",
-                    str(args.jobs),
-                    "-q",
-                    "-o",
-                    str(out / name),
-                ]
-                for name in commands
-            },
+    out = Path(tempfile.mkdtemp(prefix="actorprof-out-"))
+    commands = ["logical"] if args.skip_report else ["logical", "report"]
+    ways = {pes: _ways(trace, commands, args.jobs, out / str(pes)) for pes, trace in traces.items()}
+    runs = {pes: {name: [] for name in ways[pes]} for pes in counts}
+    # round after round over every PE count and way: the rows' medians come
+    # from the same minutes, so their ratios hold on a machine whose speed
+    # drifts (runs of the same command vary by tens of percent by the minute)
+    for k in range(args.repeat):
+        for pes in counts:
+            for name, argv in ways[pes].items():
+                runs[pes][name].append(timed(argv, shell=name == "cat"))
+        print(f"round {k + 1} of {args.repeat} done", file=sys.stderr)
+    rows = []
+    for pes in counts:
+        row: dict[str, object] = {
+            "pes": pes,
+            "bytes": sum(f.stat().st_size for f in traces[pes].iterdir()),
         }
-        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in ways}
-        for _ in range(args.repeat):  # alternate the ways, then take medians
-            for name, argv in ways.items():
-                runs[name].append(timed(argv, shell=name == "cat"))
-        row: dict[str, object] = {"pes": pes, "bytes": size}
-        for name, got in runs.items():
+        for name, got in runs[pes].items():
             row[name] = (statistics.median(w for w, _ in got), max(r for _, r in got))
-        outputs = sum(f.stat().st_size for f in (out / "logical").iterdir())
+        outputs = sum(f.stat().st_size for f in (out / str(pes) / "logical").iterdir())
         row["logical_output_mb"] = outputs / 1e6
-        shutil.rmtree(out)
         rows.append(row)
         print(row, file=sys.stderr)
+    shutil.rmtree(out)
     base = rows[0]
     print(
-        f"\n{args.lines:,} lines, -j {args.jobs}, medians of {args.repeat}; "
-        f"ratios to the {base['pes']}-PE run\n"
+        f"\n{args.lines:,} lines, -j {args.jobs}, medians of {args.repeat} rounds over "
+        f"every PE count; ratios to the {base['pes']}-PE run\n"
     )
     names = [n for n in ("cat", "logical", "report") if n in base]
     header = "| PEs | MB | " + " | ".join(f"{n} s | {n} peak MB | {n} x" for n in names)
