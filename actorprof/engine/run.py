@@ -825,6 +825,10 @@ def start_workers_early(
     nothing, on the CPU a command's figures are drawn on (the 8-PE example:
     0.16 s of its 1.0 s); nor for the bytes of a trace the cache may hold
     (its warm run reads nothing). Idempotent.
+
+    Workers that will be forked from this process (``engine.fork``, where
+    safe: :func:`_pool_context`) need no server: the map steps are then
+    imported here, now.
     """
     if engine.scheduler is not None or engine.workers <= 1:
         return
