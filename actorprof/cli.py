@@ -1148,7 +1148,7 @@ def aggregation(
             physical_report=preport,
             logical_report=lreport,
             # a fork server: the report's later reads would be forked from a
-            # process holding the earlier views (65,536 PEs: 2 s slower)
+            # process holding the earlier views (65,536 PEs: 1-2 s slower)
             engine=make_engine(jobs, cache_dir, no_cache, scheduler, fork=False),
             progress=progress,
             keep_links=None,  # beyond 1,024 PEs: counted, then written a block at a time
@@ -1236,7 +1236,7 @@ def report(
             num_pes=num_pes,
             top=top,
             # a fork server: the report's later reads would be forked from a
-            # process holding the earlier views (65,536 PEs: 2 s slower)
+            # process holding the earlier views (65,536 PEs: 1-2 s slower)
             engine=make_engine(jobs, cache_dir, no_cache, scheduler, fork=False),
             progress=progress,
             on_read=figures.draw,

@@ -295,8 +295,10 @@ class Engine:
         ``$ACTORPROF_SCHEDULER_TIMEOUT``, else :data:`SCHEDULER_TIMEOUT_S`.
     fork
         Fork the local workers from this process, not from a fork server,
-        where that is safe: on Linux, with no other thread running. The
-        map steps are imported here first (a command imports them anyway).
+        where that is safe: on Linux, with no other thread running and no
+        fork server started, while this process holds at most
+        :data:`FORK_MAX_RESIDENT` bytes. The map steps are imported here
+        first (a command imports them anyway).
         For a process that starts no thread (the command line's): it saves
         the server's interpreter and its imports, which this process makes
         too (0.3-0.6 s of CPU). A library caller keeps the server (a
@@ -881,6 +883,8 @@ def _resident_bytes() -> int:
 
 
 def _fork_server_running() -> bool:
+    """Whether this process has started the workers' fork server (its pid is
+    kept by multiprocessing: ``forkserver._forkserver``)."""
     from multiprocessing import forkserver
 
     return getattr(forkserver._forkserver, "_forkserver_pid", None) is not None
