@@ -1147,9 +1147,7 @@ def aggregation(
             layouts=layouts,
             physical_report=preport,
             logical_report=lreport,
-            # a fork server: the report's later reads would be forked from a
-            # process holding the earlier views (65,536 PEs: 1-2 s slower)
-            engine=make_engine(jobs, cache_dir, no_cache, scheduler, fork=False),
+            engine=make_engine(jobs, cache_dir, no_cache, scheduler),
             progress=progress,
             keep_links=None,  # beyond 1,024 PEs: counted, then written a block at a time
         )
