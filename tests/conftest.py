@@ -21,6 +21,15 @@ _CACHE = tempfile.mkdtemp(prefix="actorprof-test-cache-")
 os.environ["XDG_CACHE_HOME"] = _CACHE
 atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)  # not left in /tmp after a run
 
+# The suite's worker pools are forked from one fork server per test process.
+# A map step imports pandas in its worker when a block is not canonical (the
+# fuzzed and damaged traces of many tests): 0.3 s a worker, at every pool.
+# The server imports it once instead. The tests of what a worker imports run
+# in a new interpreter, or set the server's imports themselves.
+from actorprof.engine.run import prepare_workers  # noqa: E402
+
+prepare_workers(["pandas"])
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 EXAMPLES = ROOT / "examples"
@@ -91,3 +100,12 @@ def fresh_python(code: str) -> str:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr
     return result.stdout
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What the collection made (the modules, their tests and data) is kept
+    out of the collector's passes: a full pass, as the views make after a
+    read, then walks only what the tests make."""
+    import gc
+
+    gc.freeze()
