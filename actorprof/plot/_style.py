@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 from actorprof._text import axis_name
 
 if TYPE_CHECKING:
+    from matplotlib.container import BarContainer
     from matplotlib.patches import StepPatch
 
 __all__ = [
@@ -239,6 +240,54 @@ def reserve_margins(ax: Axes, *, left: float = 0.0, right: float = 0.0) -> None:
 def longest(labels: Sequence[str]) -> int:
     """Length of the longest string in `labels` (0 when empty)."""
     return max((len(label) for label in labels), default=0)
+
+
+def bars(
+    ax: Axes,
+    x: NDArray[np.float64],
+    height: NDArray[np.float64],
+    *,
+    bottom: NDArray[np.float64],
+    width: float,
+    label: str,
+    color: tuple[float, float, float],
+    edgecolor: str,
+    linewidth: float,
+) -> BarContainer:
+    """:meth:`Axes.bar` (vertical bars centred on ``x``), without its cost per bar.
+
+    ``Axes.bar`` adds each rectangle with ``add_patch``, which updates the
+    data limits from that rectangle's path: 0.18 s of the 0.58 s of the
+    64-PE overall figure (384 bars). Here the limits are updated once from
+    every corner; the rectangles (colours, sticky edges), their order, the
+    labelled container and the autoscaling are those of ``Axes.bar``.
+    """
+    from matplotlib.container import BarContainer
+    from matplotlib.patches import Rectangle
+
+    left = x - width / 2
+    patches = []
+    for x0, y0, h in zip(left.tolist(), bottom.tolist(), height.tolist(), strict=True):
+        patch = Rectangle(
+            (x0, y0),
+            width,
+            h,
+            facecolor=color,
+            edgecolor=edgecolor,
+            linewidth=linewidth,
+            label="_nolegend_",
+        )
+        patch.sticky_edges.y.append(y0)
+        ax.add_artist(patch)
+        patches.append(patch)
+    if patches:
+        xs = np.concatenate([left, left + width])
+        ys = np.concatenate([bottom, bottom + height])
+        ax.update_datalim(np.column_stack([xs, ys]))
+    container = BarContainer(patches, datavalues=height, orientation="vertical", label=label)
+    ax.add_container(container)
+    ax.autoscale_view()
+    return container
 
 
 def stairs(

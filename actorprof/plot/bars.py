@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from actorprof.plot._palettes import crest, deep
 from actorprof.plot._style import (
+    bars,
     format_count,
     get_ax,
     longest,
@@ -373,7 +374,10 @@ def _stacked_bars(
                 "edgecolor": "white",
                 "linewidth": 0.5 if n <= 64 else 0.0,
             }
-            ax.bar(x, height, bottom=bottom, label=str(name), **{**bar_options, **(kwargs or {})})
+            if kwargs:  # any keyword of Axes.bar
+                ax.bar(x, height, bottom=bottom, label=str(name), **{**bar_options, **kwargs})
+            else:
+                bars(ax, x, height, bottom=bottom, label=str(name), **bar_options)
         else:
             step_options: dict[str, Any] = {"fill": True, "color": colors[k]}
             stairs(
