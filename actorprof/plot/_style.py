@@ -247,11 +247,11 @@ def bars(
     x: NDArray[np.float64],
     height: NDArray[np.float64],
     *,
-    bottom: NDArray[np.float64],
+    bottom: NDArray[np.float64] | None = None,
     width: float,
     label: str,
     color: tuple[float, float, float],
-    edgecolor: str,
+    edgecolor: str | None = None,
     linewidth: float,
 ) -> BarContainer:
     """:meth:`Axes.bar` (vertical bars centred on ``x``), without its cost per bar.
@@ -265,6 +265,8 @@ def bars(
     from matplotlib.container import BarContainer
     from matplotlib.patches import Rectangle
 
+    if bottom is None:
+        bottom = np.zeros(len(x))
     left = x - width / 2
     patches = []
     for x0, y0, h in zip(left.tolist(), bottom.tolist(), height.tolist(), strict=True):

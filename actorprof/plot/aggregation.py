@@ -19,6 +19,7 @@ from matplotlib.ticker import FuncFormatter
 
 from actorprof.plot._palettes import deep
 from actorprof.plot._style import (
+    bars,
     format_count,
     get_ax,
     nice_step,
@@ -114,7 +115,10 @@ def plot_bytes_bars(
     if n <= BARS_MAX:
         for k, (series, label) in enumerate(zip(values, labels, strict=True)):
             bar_options: dict[str, Any] = {"width": width, "color": colors[k], "linewidth": 0}
-            ax.bar(x + (k - 0.5) * width, series, label=label, **{**bar_options, **kwargs})
+            if kwargs:  # any keyword of Axes.bar
+                ax.bar(x + (k - 0.5) * width, series, label=label, **{**bar_options, **kwargs})
+            else:
+                bars(ax, x + (k - 0.5) * width, series, label=label, **bar_options)
     else:
         edges = np.arange(n + 1, dtype=np.float64) - 0.5
         for k, (series, label) in enumerate(zip(values, labels, strict=True)):
