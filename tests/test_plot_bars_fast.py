@@ -1,11 +1,10 @@
 """Bars drawn without ``Axes.bar``'s cost per bar draw what it draws.
 
 ``plot_time_stacked``, ``plot_papi_bars`` and ``plot_bytes_bars`` add their
-rectangles themselves
-(:func:`actorprof.plot._style.bars`) unless a keyword for ``Axes.bar`` is
-given; a keyword that changes nothing (``alpha=None``) takes ``Axes.bar``'s
-way, so the two ways are compared on the same data: the same PNG, bytes for
-bytes, the same containers, data limits and legend.
+rectangles themselves (:func:`actorprof.plot._style.bars`) unless a keyword
+for ``Axes.bar`` is given; a keyword that changes nothing (``alpha=None``)
+takes ``Axes.bar``'s way, so the two ways are compared on the same data:
+the same PNG, bytes for bytes, the same containers, data limits and legend.
 """
 
 from __future__ import annotations
@@ -135,3 +134,21 @@ def test_bars_keep_their_data_exact() -> None:
     assert [(b.get_y(), b.get_height()) for b in ax.containers[1]] == [(100.0, 20.0), (300.0, 10.0)]
     x0, y0, x1, y1 = ax.dataLim.extents
     assert (x0, y0, x1, y1) == (-0.4, 0.0, 1.4, 310.0)
+
+
+def test_the_two_ways_are_two_ways(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a keyword Axes.bar is not called; with one it is (what the
+    comparisons above rest on)."""
+    calls: list[int] = []
+    real = Axes.bar
+
+    def counted(self: Axes, *args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Axes, "bar", counted)
+    times = {c: np.arange(1.0, 4.0) for c in TIMES}
+    plot_time_stacked(times, ax=Figure().add_subplot())
+    assert calls == []
+    plot_time_stacked(times, ax=Figure().add_subplot(), alpha=None)
+    assert calls == [1, 1, 1]
