@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from ._progress import Progress
     from .analyze.matrix import Level, Metric, SelfSends
     from .engine import Engine
+    from .kinds.timeline import PhaseSpan
+    from .kinds.timeline_figures import TimelineBins
     from .write import OutputWriter
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -634,8 +636,12 @@ def timeline(
     console = Console(quiet=quiet, verbose=verbose)
     trace_dir = trace_location(trace_dir, "logical", console)
     engine = make_engine(jobs, None, True, scheduler, trace=trace_dir, kind="timeline")
-    from .kinds.timeline import timeline_view, write_timeline_figure
+    from .kinds.timeline import timeline_view, write_rate_figure
     from .read import ReadReport
+
+    def ready(shown: TimelineBins, phases: list[PhaseSpan]) -> None:
+        # drawn from the read's bins while this process imports pandas for the view
+        write_rate_figure(shown, phases, str(trace_dir), out, log_scale=log_scale)
 
     reports: dict[str, ReadReport] = {}
     with console.progress() as progress:
@@ -646,8 +652,8 @@ def timeline(
             reports=reports,
             progress=progress,
             engine=engine,
+            bins_ready=(bins, ready),
         )
-    write_timeline_figure(view, out, bins=bins, log_scale=log_scale)
     out.csv(view.display(bins).counts, "counts")
     s = view.summary(bins=bins, files=False)
     # the files' entries as JSON text where they can be (65,536 of them: a dict each cost 1 s)

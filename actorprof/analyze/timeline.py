@@ -30,6 +30,7 @@ from .._repr import Summarized, count
 
 if TYPE_CHECKING:
     import pandas as pd
+    from numpy.typing import NDArray
 
 __all__ = [
     "EXACT_MICROS",
@@ -348,6 +349,42 @@ class TimelineAccumulator:
             outliers,
             self.window,
         )
+
+    def display(
+        self, bins: int, num_pes: int | None = None
+    ) -> tuple[NDArray[np.float64], NDArray[Any], float, float | None]:
+        """What ``rebin(self.result(num_pes), bins)`` holds, without pandas and
+        without the dense table: each bin's start (seconds since the first
+        bin's), the counts (a row per bin, a column per PE, in :func:`rebin`'s
+        dtype), the bins' width, and ``start_s``.
+
+        Summed from the cells, so a command can draw the timeline while
+        pandas is imported for the table; the state after is :meth:`result`'s.
+
+        Raises
+        ------
+        ValueError
+            ``bins`` < 1.
+        """
+        if bins < 1:
+            raise ValueError(f"bins must be >= 1, got {bins}")
+        self._consolidate()
+        n = max(self.num_pes, num_pes or 0)
+        if not len(self._keys):
+            return np.zeros(0), np.zeros((0, n), dtype=np.int64), self.bin_s, None
+        self._fit_bins()
+        cell_bins = self._keys % _PE_SHIFT
+        first = int(cell_bins.min())
+        span = int(cell_bins.max()) - first + 1
+        factor = max(1, -(-span // bins))
+        largest = int(self._counts.max())
+        # result()'s dtype, widened as rebin() widens it for sums of factor cells
+        dtype = count_dtype(largest) if factor == 1 else count_dtype(largest * factor)
+        counts = np.zeros(((span - 1) // factor + 1, n), dtype=dtype)
+        np.add.at(counts, ((cell_bins - first) // factor, self._keys // _PE_SHIFT), self._counts)
+        width = self.bin_s * factor if factor > 1 else self.bin_s
+        times = np.arange(len(counts)) * width  # result()'s and rebin()'s index
+        return times.astype(np.float64, copy=False), counts, width, first * self.bin_s
 
     def span(self) -> tuple[float | None, float | None, int]:
         """:meth:`result`'s ``first_s``, ``last_s`` and messages, without its table.

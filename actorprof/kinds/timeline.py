@@ -6,7 +6,7 @@ Also builds the Chrome Trace Event (Perfetto) export of the same data.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from os import PathLike
@@ -38,7 +38,7 @@ from ..engine.timeline import reduce_times
 from ..errors import ActorProfError
 from ..read import ReadReport, find_pe_files
 from ..read.logical import logical_files
-from .timeline_figures import rate_figure, timeline_bins
+from .timeline_figures import TimelineBins, rate_figure, timeline_bins
 
 if TYPE_CHECKING:
     from ..write import Sink
@@ -201,6 +201,7 @@ def timeline_view(
     progress: ProgressSink | None = None,
     engine: Engine | None = None,
     binned: Mapping[str | None, SendTimes] | None = None,
+    bins_ready: tuple[int, Callable[[TimelineBins, list[PhaseSpan]], object]] | None = None,
 ) -> TimelineView:
     """Read the logical trace's send times, every phase (or just ``phase``).
 
@@ -219,6 +220,11 @@ def timeline_view(
     files in order names outliers by file and line: docs/timeline.md); its
     binned times are then taken (the view holds them). Otherwise it is read
     here. Either way the view is the same.
+
+    ``bins_ready``: ``(bins, ready)``: ``ready`` is given the bins the view's
+    ``display(bins)`` holds (as :func:`timeline_bins` gives them) and the
+    view's phases as soon as the read ends, before the view's table is made
+    (pandas imported): a command draws its figure meanwhile.
 
     Raises
     ------
@@ -263,20 +269,29 @@ def timeline_view(
     # the read's garbage (each unit's cells, reports and extremes) given back
     # before the table is made: the table is the view's peak
     release_memory()
+    if bins_ready is not None:
+        bins, ready = bins_ready
+        times, counts, width, start_s = total.display(bins, num_pes)
+        pes = np.arange(counts.shape[1])  # the view's columns: every PE
+        ready(TimelineBins(times, counts, pes, width), _spans(partial, start_s))
+        del times, counts
     timeline = total.result(num_pes)
+    return TimelineView(str(path), timeline, _spans(partial, timeline.start_s), reports, outliers)
+
+
+def _spans(
+    phases: list[tuple[str, float | None, float | None, int]], start_s: float | None
+) -> list[PhaseSpan]:
+    """Each phase's span (label, first and last send, messages) in seconds
+    since ``start_s``, the timeline's first bin; none without a start."""
     spans = []
-    for label, first_s, last_s, messages in partial:
-        if first_s is None or last_s is None or timeline.start_s is None:
+    for label, first_s, last_s, messages in phases:
+        if first_s is None or last_s is None or start_s is None:
             continue
         spans.append(
-            PhaseSpan(
-                label,
-                round(first_s - timeline.start_s, 6),
-                round(last_s - timeline.start_s, 6),
-                messages,
-            )
+            PhaseSpan(label, round(first_s - start_s, 6), round(last_s - start_s, 6), messages)
         )
-    return TimelineView(str(path), timeline, spans, reports, outliers)
+    return spans
 
 
 def _binned(
@@ -695,19 +710,33 @@ def write_timeline_figure(
     view: TimelineView, out: Sink, *, bins: int = 200, log_scale: bool = False
 ) -> None:
     """``timeline_rate``: the rate (phases shaded when several) over the heat strip."""
-    spans = [(p.name, p.start_s, p.end_s) for p in view.phases] if len(view.phases) > 1 else []
-    names = [
-        p.name for p in view.phases if p.name and not p.name.startswith("(")
-    ]  # not "(unnamed)"
+    write_rate_figure(
+        timeline_bins(view.display(bins)), view.phases, view.path, out, log_scale=log_scale
+    )
+
+
+def write_rate_figure(
+    shown: TimelineBins,
+    phases: list[PhaseSpan],
+    path: str,
+    out: Sink,
+    *,
+    log_scale: bool = False,
+) -> None:
+    """:func:`write_timeline_figure` of a view's ``display(bins)`` bins
+    (``shown``), ``phases`` and ``path``: what ``timeline_view(bins_ready=)``
+    gives before the view is made."""
+    spans = [(p.name, p.start_s, p.end_s) for p in phases] if len(phases) > 1 else []
+    names = [p.name for p in phases if p.name and not p.name.startswith("(")]  # not "(unnamed)"
     # built from numpy arrays by timeline_figures: a figure server builds it
     # without pandas
     out.draw(
         partial(
             rate_figure,
-            timeline_bins(view.display(bins)),
+            shown,
             spans=spans,
             log_scale=log_scale,
-            run=(view.path, names[0] if len(view.phases) == 1 and names else None),
+            run=(path, names[0] if len(phases) == 1 and names else None),
         ),
         "rate",
     )
