@@ -63,6 +63,7 @@ __all__ = [
     "Timeline",
     "TimelineAccumulator",
     "TimelineArrays",
+    "TimelineBins",
     "TimelineView",
     "Topology",
     "TopologyKind",
@@ -230,6 +231,7 @@ _EXPORTS: dict[str, str] = {
     # time
     "Timeline": "analyze.timeline",
     "TimelineAccumulator": "analyze.timeline",
+    "TimelineBins": "kinds.timeline_figures",
     "send_timeline": "analyze.timeline",
     "TimelineView": "kinds",
     "PhaseSpan": "kinds.timeline",
@@ -355,6 +357,7 @@ if TYPE_CHECKING:  # pragma: no cover
         perfetto_stream,
         perfetto_trace,
     )
+    from .kinds.timeline_figures import TimelineBins
     from .plot import (
         TimelineArrays,
         plot_bytes_bars,

@@ -45,6 +45,7 @@ __all__ = [
     "TimelineAccumulator",
     "count_dtype",
     "is_outlier",
+    "merge_factor",
     "outlier_window",
     "rebin",
     "rebin_onto",
@@ -366,8 +367,7 @@ class TimelineAccumulator:
         ValueError
             ``bins`` < 1.
         """
-        if bins < 1:
-            raise ValueError(f"bins must be >= 1, got {bins}")
+        merge_factor(0, bins)  # bins checked before the work
         self._consolidate()
         n = max(self.num_pes, num_pes or 0)
         if not len(self._keys):
@@ -376,7 +376,7 @@ class TimelineAccumulator:
         cell_bins = self._keys % _PE_SHIFT
         first = int(cell_bins.min())
         span = int(cell_bins.max()) - first + 1
-        factor = max(1, -(-span // bins))
+        factor = merge_factor(span, bins)
         largest = int(self._counts.max())
         # result()'s dtype, widened as rebin() widens it for sums of factor cells
         dtype = count_dtype(largest) if factor == 1 else count_dtype(largest * factor)
@@ -649,6 +649,20 @@ def send_timeline(
     return acc.result(num_pes)
 
 
+def merge_factor(n: int, bins: int) -> int:
+    """How many neighbouring bins of ``n`` are merged into one so that at most
+    ``bins`` remain (:func:`rebin`, :meth:`TimelineAccumulator.display`).
+
+    Raises
+    ------
+    ValueError
+        ``bins`` < 1.
+    """
+    if bins < 1:
+        raise ValueError(f"bins must be >= 1, got {bins}")
+    return max(1, -(-n // bins))
+
+
 def rebin(timeline: Timeline, bins: int) -> Timeline:
     """Merge neighbouring bins so that at most ``bins`` remain (for display).
 
@@ -659,10 +673,8 @@ def rebin(timeline: Timeline, bins: int) -> Timeline:
     """
     import pandas as pd
 
-    if bins < 1:
-        raise ValueError(f"bins must be >= 1, got {bins}")
     n = len(timeline.counts)
-    factor = max(1, -(-n // bins))
+    factor = merge_factor(n, bins)
     if factor == 1:
         return timeline
     groups = np.arange(n) // factor
