@@ -317,16 +317,12 @@ class TimelineAccumulator:
                 outliers,
                 self.window,
             )
-        self._fit_bins()
-        bins = self._keys % _PE_SHIFT
-        pe = self._keys // _PE_SHIFT
-        first = int(bins.min())
-        span = int(bins.max()) - first + 1
+        rows, pe, first, span = self._placed()
         # a cell per (bin, PE) key, the keys distinct: each count is set once,
         # in the narrowest of int32 and int64 that holds the largest of them
         # (65 MB instead of 131 MB at 65,536 PEs)
         table = np.zeros((span, n), dtype=count_dtype(int(self._counts.max())))
-        table[bins - first, pe] = self._counts
+        table[rows, pe] = self._counts
         # keys are sorted, so each PE's cells are one run
         pes, starts = np.unique(pe, return_index=True)
         pe_first = np.full(n, np.nan)
@@ -372,19 +368,24 @@ class TimelineAccumulator:
         n = max(self.num_pes, num_pes or 0)
         if not len(self._keys):
             return np.zeros(0), np.zeros((0, n), dtype=np.int64), self.bin_s, None
-        self._fit_bins()
-        cell_bins = self._keys % _PE_SHIFT
-        first = int(cell_bins.min())
-        span = int(cell_bins.max()) - first + 1
+        rows, pe, first, span = self._placed()
         factor = merge_factor(span, bins)
-        largest = int(self._counts.max())
         # result()'s dtype, widened as rebin() widens it for sums of factor cells
-        dtype = count_dtype(largest) if factor == 1 else count_dtype(largest * factor)
+        dtype = count_dtype(int(self._counts.max()) * factor)
         counts = np.zeros(((span - 1) // factor + 1, n), dtype=dtype)
-        np.add.at(counts, ((cell_bins - first) // factor, self._keys // _PE_SHIFT), self._counts)
-        width = self.bin_s * factor if factor > 1 else self.bin_s
-        times = np.arange(len(counts)) * width  # result()'s and rebin()'s index
-        return times.astype(np.float64, copy=False), counts, width, first * self.bin_s
+        np.add.at(counts, (rows // factor, pe), self._counts)
+        width = self.bin_s * factor
+        times = np.arange(len(counts), dtype=np.float64) * width  # result()'s and rebin()'s index
+        return times, counts, width, first * self.bin_s
+
+    def _placed(self) -> tuple[NDArray[np.int64], NDArray[np.int64], int, int]:
+        """Each cell's row (its bin, from the first one) and PE, the first bin
+        and how many bins the cells span; the bins widened first if they span
+        more than ``bin_limit`` (the state's cells, none empty)."""
+        self._fit_bins()
+        bins = self._keys % _PE_SHIFT
+        first = int(bins.min())
+        return bins - first, self._keys // _PE_SHIFT, first, int(bins.max()) - first + 1
 
     def span(self) -> tuple[float | None, float | None, int]:
         """:meth:`result`'s ``first_s``, ``last_s`` and messages, without its table.
