@@ -4,7 +4,6 @@ folders of many files or many bytes, big files."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -14,6 +13,8 @@ import pytest
 
 from actorprof.engine import Engine
 from actorprof.engine import run as engine_run
+
+from .conftest import fresh_python
 
 
 def _folder(path: Path, files: int) -> Path:
@@ -159,7 +160,7 @@ def test_no_fork_server_started_for_forked_workers(
 
 
 _FORKED_READ = """
-import json, sys
+import json
 from actorprof.engine import Engine
 from actorprof.engine import run as engine_run
 from actorprof.kinds.logical import logical_view
@@ -175,12 +176,11 @@ def recorded(engine):
 
 
 engine_run._pool_context = recorded
-one = logical_view(sys.argv[1], jobs=1)
-forked = logical_view(
-    sys.argv[1], engine=Engine(jobs=2, cache=False, fork=True, parallel_min_bytes=1)
-)
+one = logical_view(FOLDER, jobs=1)
+forked = logical_view(FOLDER, engine=Engine(jobs=2, cache=False, fork=True, parallel_min_bytes=1))
 same = one.pairs.equals(forked.pairs) and one.pes.equals(forked.pes)
-print(json.dumps({"same": bool(same), "lines": forked.report.lines_read, "used": used}))
+lines = [one.report.lines_read, forked.report.lines_read]
+print(json.dumps({"same": bool(same), "lines": lines, "used": used}))
 """
 
 
@@ -200,12 +200,6 @@ def test_forked_workers_give_the_same_view(tmp_path: Path) -> None:
             for k, (d, s) in enumerate(zip(dst, size, strict=True))
         ]
         (folder / f"PE{pe}_send.csv").write_text("".join(lines))
-    done = subprocess.run(
-        [sys.executable, "-c", _FORKED_READ, str(folder)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    assert result == {"same": True, "lines": 1600, "used": ["fork"]}
+    printed = fresh_python(f"FOLDER = {str(folder)!r}\n" + _FORKED_READ)
+    result = json.loads(printed.strip().splitlines()[-1])
+    assert result == {"same": True, "lines": [1600, 1600], "used": ["fork"]}
