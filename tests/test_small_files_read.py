@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import pickle
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,7 @@ import pytest
 
 from actorprof.engine.batch import _line_cells, reduce_small_files
 from actorprof.engine.run import Item, Unit, run_unit
-from actorprof.read import joined_small_files, small_file_text
+from actorprof.read import file_stat, joined_small_files, small_file_text
 from actorprof.read._joined import _joined_by_text
 
 from .test_small_files_columns import assert_same_partial, mixed_trace
@@ -59,7 +60,11 @@ def test_joined_files_are_small_file_texts(tmp_path: Path, route: str, group_byt
     paths = odd_files(tmp_path / "run")
     limit = 100
     read = joined_small_files if route == "readv" else _joined_by_text
-    groups = list(read(paths, limit, group_bytes))
+    stats: dict[int, Any] = {}
+    groups = list(read(paths, limit, group_bytes, stats))
+    # each file's stat as it was opened: those left out of the groups too
+    assert stats == {i: st for i, p in enumerate(paths) if (st := file_stat(p)) is not None}
+    assert len(stats) == len(paths) - 1  # all but the missing one
     want = {i: t for i, p in enumerate(paths) if (t := small_file_text(p, limit)) is not None}
     got: dict[int, bytes] = {}
     for k, group in enumerate(groups):

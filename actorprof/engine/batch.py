@@ -30,6 +30,7 @@ from .map import Packed
 
 if TYPE_CHECKING:
     from ..analyze.timeline import TimelineAccumulator
+    from ..read import FileStat
 
 __all__ = ["SmallFiles", "reduce_small_files"]
 
@@ -68,6 +69,7 @@ def reduce_small_files(
     per_file: bool = True,
     sizes: bool = False,
     times: TimelineAccumulator | None = None,
+    stats: dict[int, FileStat] | None = None,
 ) -> SmallFiles:
     """Reduce whole small files ``(path, pe)`` in groups of about ``block_bytes``.
 
@@ -78,12 +80,14 @@ def reduce_small_files(
     are per (src, dst, message size), not per pair. ``times``: the send
     times of the files read so are binned into it too (as the timeline's
     map step bins a group: :mod:`actorprof.engine.timeline_map`).
+    ``stats``: each file's stat, by position, taken before its read
+    (:func:`~actorprof.read.joined_small_files`).
     """
     chunks: list[_Chunk] = []
     pes = np.array([-1 if pe is None else pe for _, pe in files], dtype=np.int64)
     every_line = False  # a key per line, once a group showed lines mostly distinct
     # the files left out (unreadable, empty, larger, a cut line) are read on their own
-    for group in joined_small_files((path for path, _ in files), block_bytes, block_bytes):
+    for group in joined_small_files((p for p, _ in files), block_bytes, block_bytes, stats):
         every_line = _reduce_group(group, pes, chunks, pe_limit, every_line, per_file, sizes, times)
     return _joined(chunks, per_file)
 

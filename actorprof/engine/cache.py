@@ -38,7 +38,7 @@ import numpy as np
 
 from .._version import __version__
 from ..analyze.matrix import CommPartial
-from ..read import FileReport, ReadReport, SkippedLine, TraceFile, file_stat
+from ..read import FileReport, FileStat, ReadReport, SkippedLine, TraceFile, file_stat
 from ..schema import MAX_MSG_BYTES
 from .map import CleanFiles, FileResult, Packed
 
@@ -153,6 +153,11 @@ class TraceCache:
     def _entry(self, key: str) -> Path:
         return self.folder / self.kind / f"{key}.npz"
 
+    def holds(self, trace: Path, *, phase: str | None, options: dict[str, Any]) -> bool:
+        """Whether an entry for ``trace`` read with ``options`` exists."""
+        key = self.key(trace, phase=phase, options=options)
+        return key is not None and self._entry(key).exists()
+
     def load(
         self,
         trace: Path,
@@ -214,55 +219,79 @@ class TraceCache:
         report: ReadReport,
         loaded: Loaded | None = None,
         sizes: bool = False,
+        columns: tuple[CleanFiles, Packed] | None = None,
+        stats: np.ndarray | None = None,
     ) -> None:
         """Store every file's result as the trace's one entry, then keep the
         cache under its cap (errors while writing are ignored: it is a cache).
         ``loaded``: what :meth:`load` gave, for the partials it left in its entry.
         ``sizes``: every partial has cells of one message size each (the
-        entry says so, and serves ``load(sizes=True)``)."""
+        entry says so, and serves ``load(sizes=True)``). ``columns``: files
+        read whole without a skipped line, as columns (not in ``results``),
+        and their partials in the same order (no object per file: 65,536
+        files made one each, then packed them again, 1.5 s). ``stats``: each
+        file's stat (a row by index, -1 for none) as the read took it, for
+        files not stat'ed before the read (``report.stats_planned``)."""
         key = self.key(trace, phase=phase, options=options)
         if key is None:
             return
-        keep = [i for i in range(len(files)) if i in results and results[i].error is None]
         # the stat taken before the read (a file written meanwhile is read again next time)
-        planned = _planned_stats(files, report)
-        stats = {i: planned[i] for i in keep}
-        keep = [i for i in keep if stats[i] is not None]
-        if not keep:
+        planned = _planned_stats(files, report, stats)
+        clean, clean_packed = columns if columns is not None else (None, None)
+        at = np.zeros(0, np.int64) if clean is None else clean.at
+        stated = np.fromiter((planned[i] is not None for i in at.tolist()), np.bool_, len(at))
+        at = at[stated]
+        keep = [
+            i
+            for i in range(len(files))
+            if i in results and results[i].error is None and planned[i] is not None
+        ]
+        if not keep and not len(at):
             return
         rows = [results[i] for i in keep]
-        packed = Packed.of(
-            [
-                loaded.partial(i) if loaded is not None and r.partial is _LATER else r.partial
-                for i, r in zip(keep, rows, strict=True)
-            ]
+        pieces = [] if clean_packed is None else [clean_packed.take(np.flatnonzero(stated))]
+        pieces.append(
+            Packed.of(
+                [
+                    loaded.partial(i) if loaded is not None and r.partial is _LATER else r.partial
+                    for i, r in zip(keep, rows, strict=True)
+                ]
+            )
         )
+        packed = Packed.join(pieces)
+        first = len(at)  # the rows of ``results`` come after the columns'
         extras = {
-            str(j): [r.report.skipped, [[e.line, e.reason, e.text] for e in r.report.examples]]
+            str(first + j): [
+                r.report.skipped,
+                [[e.line, e.reason, e.text] for e in r.report.examples],
+            ]
             for j, r in enumerate(rows)
             if r.report.skipped or r.report.examples
         }
+        every = [*at.tolist(), *keep]
         meta = {
             "key": key,
-            "names": [files[i].name for i in keep],
+            "names": [files[i].name for i in every],
             "extras": extras,
             "sizes": sizes,
         }
-        counts = np.array(
-            [
-                [r.report.lines_read, r.report.lines_blank, r.report.bytes_read, r.mismatched]
-                for r in rows
-            ],
-            dtype=np.int64,
-        ).reshape(len(rows), len(_COUNTS))
+        counted = [
+            [r.report.lines_read, r.report.lines_blank, r.report.bytes_read, r.mismatched]
+            for r in rows
+        ]
+        counts = np.array(counted, dtype=np.int64).reshape(len(rows), len(_COUNTS))
+        if clean is not None:
+            columns_ = (clean.lines_read, clean.lines_blank, clean.bytes_read, clean.mismatched)
+            counts = np.concatenate([np.column_stack(columns_)[stated], counts])
+        every_stat = [planned[i] for i in every]
         arrays = {
             **packed.arrays,
             "cell_ends": packed.cell_ends,
             "pair_ends": packed.pair_ends,
             "messages": packed.messages,
             "times": packed.times,
-            "stats": np.array([stats[i] for i in keep], dtype=np.int64).reshape(len(keep), _STAT),
-            "accounting": counts,
+            "stats": np.array(every_stat, dtype=np.int64).reshape(len(every), _STAT),
+            "accounting": counts.astype(np.int64, copy=False),
             "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
         }
         self.write_entry(self._entry(key), arrays, report)
@@ -501,11 +530,14 @@ class Loaded:
 
 
 def _planned_stats(
-    files: list[TraceFile], report: ReadReport
-) -> list[tuple[int, int, int, int] | None]:
-    """Each file's stat as listed (``report.stats_planned``), else taken now."""
+    files: list[TraceFile], report: ReadReport, taken: np.ndarray | None = None
+) -> list[FileStat | None]:
+    """Each file's stat as listed (``report.stats_planned``), else as the
+    read took it (``taken``: a row by file, -1 for none), else taken now."""
     if len(report.stats_planned) == len(files):
         return report.stats_planned
+    if taken is not None:
+        return [None if r[0] < 0 else (r[0], r[1], r[2], r[3]) for r in taken.tolist()]
     return [file_stat(f.path_text) for f in files]
 
 

@@ -213,14 +213,21 @@ class CleanFiles:
         )
 
     @classmethod
-    def join(cls, *parts: CleanFiles) -> CleanFiles:
-        """The files of ``parts`` together, by position."""
-        order = np.argsort(np.concatenate([p.at for p in parts]), kind="stable")
+    def join(cls, *parts: CleanFiles, by_position: bool = True) -> CleanFiles:
+        """The files of ``parts`` together, by position (else one part after
+        another, as given)."""
 
         def column(name: str) -> np.ndarray:
-            return np.concatenate([getattr(p, name) for p in parts])[order]
+            return np.concatenate([getattr(p, name) for p in parts])
 
-        return cls(*(column(name) for name in _CLEAN_COLUMNS))
+        joined = cls(*(column(name) for name in _CLEAN_COLUMNS))
+        if not by_position:
+            return joined
+        order = np.argsort(joined.at, kind="stable")
+        return cls(*(getattr(joined, name)[order] for name in _CLEAN_COLUMNS))
+
+    def __len__(self) -> int:
+        return len(self.at)
 
 
 _CLEAN_COLUMNS = ("at", "lines_read", "lines_blank", "bytes_read", "mismatched")
@@ -244,10 +251,14 @@ class UnitResult:
     packed: Packed | None = None
     clean: CleanFiles | None = None
     times: TimelineAccumulator | None = None
+    #: With ``packed``: each whole file's stat, taken before its read (a row
+    #: per item, of :func:`~actorprof.read.file_stat`'s values; -1 for none).
+    stats: np.ndarray | None = None
 
 
 _CELLS = ("src", "dst", "counts", "nbytes")
 _PAIRS = ("pe", "node")
+_Arrays = dict[str, np.ndarray]
 
 
 @dataclass
@@ -287,6 +298,47 @@ class Packed:
             np.array([p.messages for p in parts], dtype=np.int64),
             times,
         )
+
+    @classmethod
+    def join(cls, parts: list[Packed]) -> Packed:
+        """The partials of ``parts`` one after another, as one."""
+        if len(parts) <= 1:
+            return parts[0] if parts else cls.of([])
+
+        def ends(name: str, size: str) -> np.ndarray:
+            offsets = np.cumsum([0, *(len(p.arrays[size]) for p in parts[:-1])])
+            moved = (getattr(p, name) + o for p, o in zip(parts, offsets, strict=True))
+            return np.concatenate([np.zeros(0, np.int64), *moved])
+
+        return cls(
+            {
+                name: np.concatenate([np.zeros(0, np.int64), *(p.arrays[name] for p in parts)])
+                for name in (*_CELLS, *_PAIRS)
+            },
+            ends("cell_ends", "src"),
+            ends("pair_ends", "pe"),
+            np.concatenate([np.zeros(0, np.int64), *(p.messages for p in parts)]),
+            np.concatenate([np.zeros((0, 2)), *(p.times for p in parts)]),
+        )
+
+    def take(self, at: np.ndarray) -> Packed:
+        """Partials ``at`` (positions, in that order), as one."""
+        at = np.asarray(at, dtype=np.int64)
+        if len(at) == len(self) and (at == np.arange(len(at))).all():
+            return self
+
+        def gather(ends: np.ndarray, names: tuple[str, ...]) -> tuple[_Arrays, np.ndarray]:
+            starts = np.concatenate([np.zeros(1, np.int64), ends[:-1]])[at]
+            lengths = ends[at] - starts
+            new_ends = np.cumsum(lengths, dtype=np.int64)
+            # each kept element's position: its segment's start, plus its rank in it
+            index = np.arange(int(new_ends[-1]) if len(at) else 0, dtype=np.int64)
+            index += np.repeat(starts - (new_ends - lengths), lengths)
+            return {name: self.arrays[name][index] for name in names}, new_ends
+
+        cells, cell_ends = gather(self.cell_ends, _CELLS)
+        pairs, pair_ends = gather(self.pair_ends, _PAIRS)
+        return Packed({**cells, **pairs}, cell_ends, pair_ends, self.messages[at], self.times[at])
 
     def __len__(self) -> int:
         return len(self.messages)

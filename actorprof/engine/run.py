@@ -35,9 +35,10 @@ from ..errors import TraceFormatError, UsageError
 from ..read import (
     FAST_BLOCK_BYTES,
     FileColumns,
-    FileReport,
+    FileStat,
     ReadReport,
     TraceFile,
+    file_stat,
     list_folder,
     logical_files,
     require_trace_lines,
@@ -58,6 +59,7 @@ from .map import (
 
 if TYPE_CHECKING:  # imported where times are binned (the map's workers import no pandas)
     from ..analyze.timeline import TimelineAccumulator
+    from .cache import TraceCache
 
 __all__ = [
     "DEFAULT_SPLIT_BYTES",
@@ -162,7 +164,10 @@ def run_unit(unit: Unit) -> UnitResult:
     whole = [k for k, it in enumerate(items) if it.small]
     batched = np.zeros(len(items), dtype=np.bool_)
     small = None
+    # the cache keeps each whole file's stat, taken here before its read
+    stats: dict[int, FileStat] | None = {} if unit.packed else None
     if len(whole) > 1:
+        stated: dict[int, FileStat] | None = None if stats is None else {}
         small = reduce_small_files(
             [(items[k].path, items[k].pe) for k in whole],
             pe_limit=unit.pe_limit,
@@ -170,13 +175,19 @@ def run_unit(unit: Unit) -> UnitResult:
             per_file=unit.packed,
             sizes=unit.sizes,
             times=times,
+            stats=stated,
         )
         small.at = np.asarray(whole, dtype=np.int64)[small.at]  # positions in the unit
         batched[small.at] = True
+        if stats is not None and stated is not None:
+            stats.update((whole[j], st) for j, st in stated.items())
     ranges: list[RangeResult | None] = [None] * len(items)
     parts: dict[int, CommPartial] = {}
     for k in np.flatnonzero(~batched).tolist():
         item = items[k]
+        whole_file = item.start == 0 and item.stop is None
+        if stats is not None and k not in stats and whole_file and (st := file_stat(item.path)):
+            stats[k] = st
         found = reduce_range(
             item.path,
             item.start,
@@ -200,15 +211,32 @@ def run_unit(unit: Unit) -> UnitResult:
     total.add_cells(*(np.concatenate([getattr(p, n) for p in summed]) for n in _COLUMNS))
     packed = None
     if unit.packed:  # the cache keeps each file's partial
-        part_of = dict(parts)
-        if small is not None and small.packed is not None:
-            part_of.update((k, small.packed.part(j)) for j, k in enumerate(small.at.tolist()))
-        packed = Packed.of([part_of[k] for k in range(len(items))])
+        packed = _packed_items(parts, small)
     clean = _clean(items, ranges, small)
     if clean is not None:
         for k in clean.at.tolist():
             ranges[k] = None
-    return UnitResult(ranges, total.compact(sizes=unit.sizes), packed, clean, times)
+    table = None
+    if stats is not None:  # a row per item; -1 where none was taken
+        table = np.full((len(items), 4), -1, dtype=np.int64)
+        if stats:
+            table[np.fromiter(stats, np.int64, len(stats))] = list(stats.values())
+    return UnitResult(ranges, total.compact(sizes=unit.sizes), packed, clean, times, table)
+
+
+def _packed_items(parts: dict[int, CommPartial], small: SmallFiles | None) -> Packed:
+    """Every item's own partial, item ``k`` as partial ``k``: those read in
+    groups (``small``, packed already) and the others (``parts``, by item)."""
+    pieces, positions = [], []
+    if small is not None and small.packed is not None:
+        pieces.append(small.packed)
+        positions.append(small.at)
+    if parts:
+        pieces.append(Packed.of(list(parts.values())))
+        positions.append(np.fromiter(parts, np.int64, len(parts)))
+    if not pieces:
+        return Packed.of([])
+    return Packed.join(pieces).take(np.argsort(np.concatenate(positions), kind="stable"))
 
 
 def _clean(
@@ -284,12 +312,14 @@ class Engine:
         Below this much to read, local processes are not worth starting: the
         map runs in this process.
     count_plan_files
-        From this many files on (without the cache), the work is planned by
-        their count, in batches of files, and no file is stat'ed for its
-        size first (65,536 files: 0.2 s before the map could start); the
-        map then runs in workers (``jobs`` > 1), and a file is read whole,
-        however big (its lines are the same). The cache, which keeps each
-        file's stat, always plans by size.
+        From this many files on, the work is planned by their count, in
+        batches of files, and no file is stat'ed for its size first (65,536
+        files: 0.2-0.4 s before the map could start); the map then runs in
+        workers (``jobs`` > 1), and a file is read whole, however big (its
+        lines are the same). The cache keeps each file's stat: the workers
+        take it then, before each read. A cache that holds an entry for the
+        trace plans by size (its files are stat'ed first, to find those
+        unchanged).
     scheduler_timeout
         Seconds the ``scheduler`` (an address) has to answer; None:
         ``$ACTORPROF_SCHEDULER_TIMEOUT``, else :data:`SCHEDULER_TIMEOUT_S`.
@@ -391,15 +421,16 @@ def reduce_logical(
     start_workers_early(engine, path)
     with _no_collection_pauses():
         files = logical_files(path, phase=phase, num_pes=num_pes, report=report, sizes=False)
-        if engine.cache or len(files) < engine.count_plan_files:
-            stat_planned(files, report)  # else planned by count (Engine.count_plan_files)
+        cached = _logical_cache(engine, Path(path), phase, report)
+        if len(files) < engine.count_plan_files or (cached is not None and cached.held):
+            # else planned by count (Engine.count_plan_files), and the workers
+            # stat the files the cache keeps
+            stat_planned(files, report)
         report.num_pes = num_pes
         if progress is not None:
             progress.begin(report.bytes_planned, report.files_planned)
         acc = CommAccumulator(num_pes, sizes=sizes)
-        found, clean, binned = _results(
-            Path(path), phase, files, report, engine, progress, acc, times
-        )
+        found, clean, binned = _results(files, report, engine, progress, acc, times, cached)
         _account(files, found, clean, report)
     if times is not None and binned is not None:
         times.binned, times.report = binned, report.copy()
@@ -484,33 +515,56 @@ def _mismatch_warning(trace_file: TraceFile, mismatched: int) -> str:
     )
 
 
+class _LogicalCache(NamedTuple):
+    """The cache of one logical read: where, under which options, and
+    whether it holds an entry for them (else no file is stat'ed first)."""
+
+    cache: TraceCache
+    trace: Path
+    phase: str | None
+    options: dict[str, Any]
+    held: bool
+
+
+def _logical_cache(
+    engine: Engine, path: Path, phase: str | None, report: ReadReport
+) -> _LogicalCache | None:
+    if not engine.cache:
+        return None
+    from .cache import TraceCache
+
+    cache = TraceCache(engine.cache_dir)
+    # the PE-id limit decides which lines are skipped: part of the key
+    options = {"columns": list(LOGICAL_COLUMNS), "reader": 2, "pe_limit": report.pe_limit}
+    held = cache.holds(path, phase=phase, options=options)
+    return _LogicalCache(cache, path, phase, options, held)
+
+
 def _results(
-    path: Path,
-    phase: str | None,
     files: list[TraceFile],
     report: ReadReport,
     engine: Engine,
     progress: ProgressSink | None,
     acc: CommAccumulator,
     times: SendTimes | None = None,
+    cached: _LogicalCache | None = None,
 ) -> tuple[dict[int, FileResult], CleanFiles | None, TimelineAccumulator | None]:
     """Every file's result (from the cache, or read), by index; partials
-    summed into ``acc``. Without the cache, the files read whole without a
-    skipped line come as columns (``at``: their indexes), not in the dict;
-    so do those of a trace the cache holds whole (nothing read). With
-    ``times``, and no file from the cache, the send times binned too (else
-    None)."""
-    from .cache import TraceCache
-
-    cache = TraceCache(engine.cache_dir) if engine.cache else None
-    # the PE-id limit decides which lines are skipped: part of the key
-    options = {"columns": list(LOGICAL_COLUMNS), "reader": 2, "pe_limit": report.pe_limit}
+    summed into ``acc``. The files read whole without a skipped line come
+    as columns (``at``: their indexes), not in the dict; so do those of a
+    trace the cache holds whole (nothing read). With ``times``, and no
+    file from the cache, the send times binned too (else None)."""
     found: dict[int, FileResult] = {}
     clean: list[CleanFiles] = []
     loaded = None
-    if cache is not None:
-        loaded = cache.load(
-            path, files, phase=phase, options=options, report=report, sizes=acc.sizes
+    if cached is not None and cached.held:
+        loaded = cached.cache.load(
+            cached.trace,
+            files,
+            phase=cached.phase,
+            options=cached.options,
+            report=report,
+            sizes=acc.sizes,
         )
         found = loaded.found
         if loaded.clean is not None:  # every file loaded: those in columns are not in found
@@ -535,7 +589,7 @@ def _results(
     planned = report.sizes_planned
     by_count = len(planned) != len(files)  # not stat'ed (Engine.count_plan_files)
     todo = [] if clean else [i for i in range(len(files)) if i not in found]
-    packed = cache is not None
+    packed = cached is not None
     if by_count:
         serial = False
         units = _plan_by_count(files, todo, report, engine, packed, acc.sizes, spec)
@@ -549,16 +603,22 @@ def _results(
         for item in unit.items:
             left[item.file] += 1
     parts: dict[int, list[RangeResult]] = {}
+    read_clean = len(clean)  # those after it were read now
+    clean_packed: list[Packed] = []  # their partials, when the cache keeps them
+    read_stats: np.ndarray | None = None  # the files' stats the workers took
     for unit, result in _run(units, engine, serial=serial):
         acc.add_partial(result.total)
         if binned is not None and result.times is not None:
             binned.merge(result.times)  # exact in any order: sums
-        if result.clean is not None:
-            if cache is None:  # as columns, by file index
-                index = np.fromiter((item.file for item in unit.items), np.int64, len(unit.items))
-                clean.append(replace(result.clean, at=index[result.clean.at]))
-            else:  # the cache stores each file's result
-                _clean_files(unit, result, result.clean, files, found)
+        index = np.fromiter((item.file for item in unit.items), np.int64, len(unit.items))
+        if result.stats is not None:
+            if read_stats is None:
+                read_stats = np.full((len(files), 4), -1, dtype=np.int64)
+            read_stats[index] = result.stats
+        if result.clean is not None:  # as columns, by file index
+            clean.append(replace(result.clean, at=index[result.clean.at]))
+            if result.packed is not None:  # the cache stores each file's partial
+                clean_packed.append(result.packed.take(result.clean.at))
             done_bytes += int(result.clean.bytes_read.sum())
             done_files += len(result.clean.at)
         for k, (item, rr) in enumerate(zip(unit.items, result.ranges, strict=True)):
@@ -576,48 +636,21 @@ def _results(
         if len(ranges) > 1:
             ranges.sort(key=lambda r: r.start)
         found[i] = merge_ranges(ranges, pe=files[i].pe, phase=files[i].phase, sizes=acc.sizes)
-    if cache is not None and (parts or len(found) > hits):
-        cache.save(
-            path,
+    if cached is not None and (parts or len(found) > hits or clean_packed):
+        read = CleanFiles.join(*clean[read_clean:], by_position=False) if clean_packed else None
+        cached.cache.save(
+            cached.trace,
             files,
             found,
-            phase=phase,
-            options=options,
+            phase=cached.phase,
+            options=cached.options,
             report=report,
             loaded=loaded,
             sizes=acc.sizes,
+            columns=None if read is None else (read, Packed.join(clean_packed)),
+            stats=read_stats,
         )
     return found, CleanFiles.join(*clean) if clean else None, binned
-
-
-#: The partial of a file whose partial is not kept (no cache): never added to.
-_NOT_KEPT = CommPartial()
-
-
-def _clean_files(
-    unit: Unit,
-    result: UnitResult,
-    clean: CleanFiles,
-    files: list[TraceFile],
-    found: dict[int, FileResult],
-) -> None:
-    """Add the unit's clean whole files to ``found`` (what :func:`merge_ranges`
-    makes of a whole file's one range)."""
-    columns = zip(
-        clean.at.tolist(),
-        clean.lines_read.tolist(),
-        clean.lines_blank.tolist(),
-        clean.bytes_read.tolist(),
-        clean.mismatched.tolist(),
-        strict=True,
-    )
-    packed = result.packed
-    for k, lines, blank, nbytes, mismatched in columns:
-        item = unit.items[k]
-        f = files[item.file]
-        report = FileReport(item.path, f.pe, f.phase, lines, blank, nbytes)
-        partial = _NOT_KEPT if packed is None else packed.part(k)
-        found[item.file] = FileResult(report, partial, mismatched)
 
 
 def _unit_fields(

@@ -16,6 +16,7 @@ __all__ = [
     "CsvSpec",
     "FileColumns",
     "FileReport",
+    "FileStat",
     "JoinedFiles",
     "LogicalBlock",
     "PhysicalBlock",
@@ -62,6 +63,7 @@ _EXPORTS = {
     "FAST_BLOCK_BYTES": "_fastscan",
     "FileColumns": "_report",
     "FileReport": "_report",
+    "FileStat": "_files",
     "JoinedFiles": "_joined",
     "LogicalBlock": "logical",
     "PhysicalBlock": "physical",
@@ -103,6 +105,7 @@ _EXPORTS = {
 if TYPE_CHECKING:
     from ._fastscan import FAST_BLOCK_BYTES
     from ._files import (
+        FileStat,
         TraceFile,
         check_input_path,
         file_stat,

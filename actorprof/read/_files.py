@@ -24,6 +24,7 @@ from . import _kept
 from ._report import ReadReport
 
 __all__ = [
+    "FileStat",
     "TraceFile",
     "check_input_path",
     "compressed_pe_files",
@@ -742,7 +743,11 @@ def stat_planned(files: list[TraceFile], report: ReadReport) -> None:
     report.bytes_planned = sum(report.sizes_planned)
 
 
-def file_stat(path: str | Path) -> tuple[int, int, int, int] | None:
+#: What says a file changed: size, mtime, inode, ctime (ns) (:func:`file_stat`).
+FileStat = tuple[int, int, int, int]
+
+
+def file_stat(path: str | Path) -> FileStat | None:
     """What says a file changed: size, mtime, inode, ctime (ns); None when it
     cannot be stat'ed (the read says why)."""
     try:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._files import small_file_text
+from ._files import FileStat, file_stat, small_file_text
 
 __all__ = ["JoinedFiles", "joined_small_files"]
 
@@ -52,12 +52,19 @@ class JoinedFiles:
         )
 
 
-def joined_small_files(paths: Iterable[str], limit: int, group_bytes: int) -> Iterator[JoinedFiles]:
+def joined_small_files(
+    paths: Iterable[str], limit: int, group_bytes: int, stats: dict[int, FileStat] | None = None
+) -> Iterator[JoinedFiles]:
     """Groups of the whole files among ``paths`` that :func:`small_file_text`
     reads (at most ``limit`` bytes, ending with a line end; the others are
-    left out), each group of at least ``group_bytes`` bytes but the last."""
+    left out), each group of at least ``group_bytes`` bytes but the last.
+
+    ``stats``: each file opened gets its :func:`file_stat` there, by
+    position, taken before it is read (those left out too: their stat is
+    from before the read that takes them on their own).
+    """
     if not hasattr(os, "readv") or limit > _BUFFER_LIMIT:  # (Windows) a bytes object per file
-        yield from _joined_by_text(paths, limit, group_bytes)
+        yield from _joined_by_text(paths, limit, group_bytes, stats)
         return
     buffer = bytearray(group_bytes + limit + 1)
     view = memoryview(buffer)
@@ -70,6 +77,9 @@ def joined_small_files(paths: Iterable[str], limit: int, group_bytes: int) -> It
         except OSError:
             continue
         try:  # one read of up to limit + 1 bytes: a longer file is not read twice
+            if stats is not None:
+                st = os.fstat(fd)
+                stats[i] = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
             n = os.readv(fd, [view[size : size + limit + 1]])
         except OSError:
             continue
@@ -87,11 +97,15 @@ def joined_small_files(paths: Iterable[str], limit: int, group_bytes: int) -> It
         yield _group(bytes(view[:size]), at, ends)
 
 
-def _joined_by_text(paths: Iterable[str], limit: int, group_bytes: int) -> Iterator[JoinedFiles]:
+def _joined_by_text(
+    paths: Iterable[str], limit: int, group_bytes: int, stats: dict[int, FileStat] | None = None
+) -> Iterator[JoinedFiles]:
     texts: list[bytes] = []
     at: list[int] = []
     ends: list[int] = [0]
     for i, path in enumerate(paths):
+        if stats is not None and (st := file_stat(path)) is not None:
+            stats[i] = st
         text = small_file_text(path, limit)
         if text is None:
             continue
