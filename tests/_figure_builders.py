@@ -1,6 +1,7 @@
 """What the tests of the kinds' figure builders share: a sink that keeps the
-builders, a figure's PNG bytes, and a check that a builder draws in a
-process that imports neither pandas nor the kind's module."""
+builders, a figure's PNG bytes, its titles placed by matplotlib again, and a
+check that a builder draws in a process that imports neither pandas nor the
+kind's module."""
 
 from __future__ import annotations
 
@@ -28,8 +29,19 @@ class Builders:
     def csv(self, *args: object, **kwargs: object) -> None:
         pass
 
+    def csv_parts(self, *args: object, **kwargs: object) -> None:
+        pass
+
     def json(self, *args: object) -> None:
         pass
+
+
+def placed_by_matplotlib(fig: Figure) -> Figure:
+    """``fig`` with its titles placed again at each draw (matplotlib's default,
+    which :func:`actorprof.write.titles_at_the_top` turns off)."""
+    for ax in fig.axes:
+        ax._autotitlepos = None  # what a title set without y has
+    return fig
 
 
 def png(fig: Figure) -> bytes:

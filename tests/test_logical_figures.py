@@ -6,12 +6,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from matplotlib.figure import Figure
 
 from actorprof.kinds import logical_view, write_logical
 from actorprof.read import ReadReport
 
-from ._figure_builders import Builders, png
+from ._figure_builders import Builders, placed_by_matplotlib, png
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -22,13 +21,6 @@ def builders(run: str, **options: Any) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"metric": "count", "level": "pe", "log_scale": None, "top": 3}
     write_logical(view, sink, **{**kwargs, **options})  # type: ignore[arg-type]
     return sink.builders
-
-
-def placed_by_matplotlib(fig: Figure) -> Figure:
-    """``fig`` with its titles placed again at each draw (matplotlib's default)."""
-    for ax in fig.axes:
-        ax._autotitlepos = None  # what a title set without y has
-    return fig
 
 
 @pytest.mark.parametrize(

@@ -1062,7 +1062,7 @@ def _factor_figure(
 ) -> Figure:
     """Routed items per physical buffer on each link."""
     from ..plot import plot_heatmap
-    from ..write import label_run, new_figure
+    from ..write import label_run, new_figure, titles_at_the_top
 
     fig = new_figure(*size)
     plot_heatmap(
@@ -1074,6 +1074,7 @@ def _factor_figure(
         title=title,
     )
     label_run(fig, *run)
+    titles_at_the_top(fig)
     return fig
 
 
@@ -1082,11 +1083,12 @@ def _bytes_figure(
 ) -> Figure:
     """Logical payload beside physical bytes, per PE."""
     from ..plot.aggregation import plot_bytes_bars
-    from ..write import label_run, new_figure
+    from ..write import label_run, new_figure, titles_at_the_top
 
     fig = new_figure(width, 5.0)
     plot_bytes_bars(pes, ax=fig.axes[0], title=title)
     label_run(fig, *run)
+    titles_at_the_top(fig)
     return fig
 
 
@@ -1095,9 +1097,10 @@ def _layouts_figure(
 ) -> Figure:
     """What each node layout would send."""
     from ..plot.layouts import plot_layouts
-    from ..write import label_run, new_figure
+    from ..write import label_run, new_figure, titles_at_the_top
 
     fig = new_figure(width, 5.0)
     plot_layouts(layouts, ax=fig.axes[0], title=title)
     label_run(fig, *run)
+    titles_at_the_top(fig)
     return fig

@@ -107,7 +107,7 @@ def heatmap_figure(
     note: str,
 ) -> Figure:
     """The heatmap figure: one Axes per panel (pooled: the sums, the largest pairs)."""
-    from ..write import label_run, new_figure
+    from ..write import label_run, new_figure, titles_at_the_top
 
     n = max(panels[0].values.shape)
     # grows with the number of annotated cells, capped (a 17-inch 32 x 32 figure
@@ -121,7 +121,7 @@ def heatmap_figure(
     for ax, panel in zip(fig.axes, panels, strict=True):
         panel.draw(ax, title=title, log=log_scale, value_label=value_label)
     label_run(fig, *run, note=note)
-    _titles_at_the_top(fig)
+    titles_at_the_top(fig)
     return fig
 
 
@@ -159,7 +159,7 @@ def _loads_chart(
     run: tuple[str, str | None],
 ) -> Figure:
     """One Axes of ``plot`` over the loads' columns, labelled with the run."""
-    from ..write import label_run, new_figure
+    from ..write import label_run, new_figure, titles_at_the_top
 
     fig = new_figure(*size)
     plot(
@@ -171,21 +171,5 @@ def _loads_chart(
         title=title,
     )
     label_run(fig, *run)
-    _titles_at_the_top(fig)
+    titles_at_the_top(fig)
     return fig
-
-
-def _titles_at_the_top(fig: Figure) -> None:
-    """Each Axes' title at the top of its Axes, where matplotlib puts it.
-
-    matplotlib places a title at every draw, and twice more in the layout,
-    measuring the tick labels of the Axes and of its colour bars in case
-    one reaches above the Axes: a tenth of the heatmap's drawing. In these
-    figures none does (ticks below, colour bars within the Axes' height,
-    formatters without an offset text), so the title stays at the top: a
-    title given its place is not measured, and drawn at the same pixels.
-    """
-    for ax in fig.axes:
-        title = ax.get_title()
-        if title:
-            ax.set_title(title, y=1.0)

@@ -52,7 +52,7 @@ def stacked_figure(
 ) -> Figure:
     """Per group, T_MAIN/T_COMM/T_PROC per PE (left) and as fractions (right)."""
     from ..plot.bars import plot_time_stacked
-    from ..write import label_run, new_figure
+    from ..write import label_run, new_figure, titles_at_the_top
 
     fig = new_figure(14.0, 4.2 * len(rows), nrows=len(rows), ncols=2)
     axes = fig.axes
@@ -75,4 +75,5 @@ def stacked_figure(
             title=row.fractions,
         )
     label_run(fig, path)
+    titles_at_the_top(fig)
     return fig

@@ -51,7 +51,7 @@ def bars_figure(
 ) -> Figure:
     """MAIN and PROC stacked per PE, a panel per counter (or the counts)."""
     from ..plot.bars import plot_papi_bars
-    from ..write import label_run, new_figure, suptitle_of
+    from ..write import label_run, new_figure, suptitle_of, titles_at_the_top
 
     ncols = 1 if len(panels) == 1 else 2
     nrows = (len(panels) + 1) // 2 if ncols == 2 else 1
@@ -68,6 +68,7 @@ def bars_figure(
     for ax in fig.axes[len(panels) :]:
         ax.set_visible(False)
     label_run(fig, *run)
+    titles_at_the_top(fig)
     if caption:
         fig.suptitle("\n".join([suptitle_of(fig), *caption]), fontsize="medium", color="#a33")
     return fig

@@ -50,7 +50,7 @@ def heatmap_figure(
     path: str,
 ) -> Figure:
     """One panel per send type (and, pooled, a row of block maxima), one colour scale."""
-    from ..write import label_run, new_figure
+    from ..write import label_run, new_figure, titles_at_the_top
 
     n = num_pes
     pooled = len(rows) > 1
@@ -86,13 +86,14 @@ def heatmap_figure(
         if len(types) > 1:
             lines[1] += " per row"
     label_run(fig, path, note="\n".join(lines))
+    titles_at_the_top(fig)
     return fig
 
 
 def violin_figure(loads: Loads, *, value_label: str, path: str) -> Figure:
     """Sent and received per PE, per send type."""
     from ..plot import plot_violin
-    from ..write import label_run, new_figure
+    from ..write import label_run, new_figure, titles_at_the_top
 
     fig = new_figure(max(7.5, 2.2 * len(loads.columns) + 1.5), 5.5)
     plot_violin(
@@ -104,4 +105,5 @@ def violin_figure(loads: Loads, *, value_label: str, path: str) -> Figure:
         title=f"Physical {value_label} per PE: sent and received, per send type",
     )
     label_run(fig, path)
+    titles_at_the_top(fig)
     return fig

@@ -56,7 +56,7 @@ def rate_figure(
 ) -> Figure:
     """The rate (phases shaded when several) over the heat strip."""
     from ..plot.timeline import plot_rate, plot_timeline_heat
-    from ..write import label_run, new_figure
+    from ..write import label_run, new_figure, titles_at_the_top
 
     fig = new_figure(11.0, 7.5, nrows=2)
     top, bottom = fig.axes
@@ -65,4 +65,5 @@ def rate_figure(
     plot_timeline_heat(shown, ax=bottom, log=log_scale)
     bottom.sharex(top)
     label_run(fig, *run)
+    titles_at_the_top(fig)
     return fig
