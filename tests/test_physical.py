@@ -488,3 +488,36 @@ def test_subprocess_python_m(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert len(done.stdout.splitlines()) == 7  # with physical_pairs.csv
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_fitting_pes_per_node_is_every_divisor_mesh_fit_accepts(seed: int) -> None:
+    """The divisors found by the column links' gcd and a check of the row
+    links are those :func:`mesh_fit` accepts one by one: meshes of several
+    K, a stray link along a row or a column, self hops, send types empty."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([1, 6, 12, 16, 36, 64, 96]))
+    k = int(rng.choice([d for d in range(1, n + 1) if n % d == 0]))
+    links = int(rng.integers(0, 300))
+    src = rng.integers(0, n, links)
+    same_node = src // k * k + rng.integers(0, k, links)  # along the row
+    same_column = (src % k + k * rng.integers(0, -(-n // k), links)) % n  # along the column
+    types = ["local_send", "nonblock_send", "nonblock_progress"]
+    kinds = rng.choice(types[: int(rng.integers(1, 4))] if seed % 3 else types[1:], links)
+    dst = np.where(kinds == "local_send", same_node, same_column)
+    strays = int(rng.random() < 0.3)
+    dst[:strays] = rng.integers(0, n, strays)  # perhaps off the mesh
+    frame = pd.DataFrame(
+        {
+            "send_type": pd.Categorical(kinds, categories=list(SEND_TYPES)),
+            "buffer_bytes": rng.integers(0, 4096, links),
+            "src_pe": src.astype(np.int32),
+            "dst_pe": dst.astype(np.int32),
+        }
+    )
+    mats = physical_matrices(frame, num_pes=n)
+    divisors = [d for d in range(1, n + 1) if n % d == 0]
+    expected = [d for d in divisors if mesh_fit(mats, pes_per_node=d).fits]
+    assert fitting_pes_per_node(mats) == expected
+    if not strays:
+        assert k in expected
