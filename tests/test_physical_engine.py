@@ -402,3 +402,25 @@ def test_cli_physical_uses_the_cache(tmp_path: Path) -> None:
         ["physical", str(trace), "-o", str(tmp_path / "o3"), "--cache-dir", str(tmp_path / "c2")],
     )
     assert len(list((tmp_path / "c2" / "physical").glob("*.npz"))) == 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_send_types_pes_are_those_np_unique_finds(seed: int) -> None:
+    """comm_partials lists each send type's PEs as np.unique of its sources
+    and destinations would: small ids (a table of those seen), ids far
+    beyond the links' count (sorted), none."""
+    from actorprof.analyze.physical_partial import _distinct_ids
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 500))
+    top = int(rng.choice([1, 50, 70_000, 2**31 - 1]))
+    src = np.sort(rng.integers(0, top, n))
+    dst = rng.integers(0, top, n)
+    got = _distinct_ids(src, dst)
+    np.testing.assert_array_equal(got, np.unique(np.r_[src, dst]))
+    assert got.dtype == np.int64
+    codes = rng.integers(0, 3, n)
+    part = PhysicalPartial.of_block(codes, rng.integers(0, 99, n), src, dst)
+    for code, partial in enumerate(part.comm_partials().values()):
+        mine = codes == code
+        np.testing.assert_array_equal(partial.pe, np.unique(np.r_[src[mine], dst[mine]]))

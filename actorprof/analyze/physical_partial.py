@@ -154,7 +154,7 @@ class PhysicalPartial:
             src = ((keys >> _SRC_SHIFT) & _ID_MASK).astype(np.int64)
             dst = (keys & _ID_MASK).astype(np.int64)
             calls = self.calls[mine]
-            pes = np.unique(np.r_[src, dst])
+            pes = _distinct_ids(src, dst)
             out[send_type] = CommPartial(
                 src,
                 dst,
@@ -193,6 +193,23 @@ class PhysicalPartial:
                 "calls": self.sized_calls.astype(np.int64),
             }
         )
+
+
+def _distinct_ids(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """The PE ids among ``src`` (sorted) and ``dst``, sorted and distinct
+    (``np.unique`` of both): a table of seen ids when the largest is within
+    a few times their count (memory bounded by the links, not by an id),
+    else a sort."""
+    first = np.r_[True, src[1:] != src[:-1]] if src.size else np.zeros(0, np.bool_)
+    ids: np.ndarray = np.concatenate([src[first], dst]).astype(np.int64, copy=False)
+    if not ids.size:
+        return ids
+    top = int(ids.max())
+    if top >= max(4 * ids.size, 1 << 16):
+        return np.unique(ids)
+    seen = np.zeros(top + 1, dtype=np.bool_)
+    seen[ids] = True
+    return np.flatnonzero(seen).astype(np.int64, copy=False)
 
 
 def _keys(codes: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
