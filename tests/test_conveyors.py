@@ -482,3 +482,38 @@ def test_logical_pairs_count_as_a_pandas_groupby(seed: int) -> None:
     want = want.astype(np.int64)
     want["payload_bytes"] = want["messages"] * want["msg_bytes"]
     pd.testing.assert_frame_equal(got, want[got.columns.tolist()])
+
+
+@pytest.mark.parametrize("last", ["fits", "local_send", "nonblock_send"])
+def test_a_link_past_the_first_ones_rules_a_topology_out(last: str) -> None:
+    """Thousands of links of a 2D mesh of 64 PEs (8 per node), their last one
+    off the mesh (or not): detect_topologies checks a candidate's first
+    links first, and still every link."""
+    n, k = 64, 8
+    rng = np.random.default_rng(2)
+    src, hop = rng.integers(0, n, 12_000), rng.integers(0, k, 12_000)
+    rows = [("local_send", int(s), int(s // k * k + h), 4096) for s, h in zip(src, hop[:6000])]
+    rows += [
+        ("nonblock_send", int(s), int((s + k * h) % n), 4096)
+        for s, h in zip(src[6000:], hop[6000:], strict=True)
+    ]
+    if last == "local_send":
+        rows.append(("local_send", 0, k, 4096))  # to another node
+    elif last == "nonblock_send":
+        rows.append(("nonblock_send", 0, 1, 4096))  # along the row
+    found = detect_topologies(_buffers_of(rows), n)
+    assert (conveyors_topology(n, k) in found) == (last == "fits")
+
+
+@pytest.mark.parametrize("top", [0, 5, 70_000, 2**40])
+def test_coded_sizes_are_np_unique_with_inverse(top: int) -> None:
+    from actorprof.analyze.conveyors.links import _coded
+
+    rng = np.random.default_rng(top % 97)
+    for n in (0, 1, 50, 5000):
+        values = rng.integers(0, top + 1, n, dtype=np.int64)
+        distinct, code = _coded(values)
+        want, inverse = np.unique(values, return_inverse=True)
+        np.testing.assert_array_equal(distinct, want)
+        np.testing.assert_array_equal(code, inverse.reshape(-1))
+        assert distinct.dtype == want.dtype and code.dtype == np.int64
