@@ -392,3 +392,47 @@ def test_progress_begins_once_and_ends_at_the_planned_total(
     papi_view(tmp_path, report=ReadReport(kind="papi"), engine=engine, progress=progress)
     assert progress.begun == [(total, 5)]
     assert progress.updates and progress.updates[-1] == (total, 5)
+
+
+def test_each_file_is_stated_once_before_its_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The entry keeps each file's stat from the read's plan (taken before the
+    read): no file is stat'ed again to write or to check the entry, and a
+    file written while the trace was read is read again the next time."""
+    import actorprof.engine.papi as papi_engine
+    import actorprof.engine.papi_cache as papi_cache
+    import actorprof.read._files as files_module
+
+    run = tmp_path / "run"
+    run.mkdir()
+    for pe in range(6):
+        (run / f"PE{pe}_PAPI.csv").write_text(good_lines(pe, 20))
+    cached = Engine(jobs=1, cache=True, cache_dir=tmp_path / "cache")
+    stated: list[str] = []
+    real_stat = files_module.file_stat
+
+    def counted(path: Any) -> Any:
+        stated.append(str(path))
+        return real_stat(path)
+
+    monkeypatch.setattr(files_module, "file_stat", counted)
+    monkeypatch.setattr(papi_cache, "file_stat", counted)
+    real_unit = papi_engine.reduce_papi_unit
+
+    def written_meanwhile(unit: Any, progress: Any = None) -> Any:
+        result = real_unit(unit, progress)
+        with open(run / "PE2_PAPI.csv", "a") as handle:  # after its read
+            handle.write(good_lines(2, 3, seed=9))
+        return result
+
+    monkeypatch.setattr(papi_engine, "reduce_papi_unit", written_meanwhile)
+    view_outcome(run, cached)
+    assert len(stated) == 6
+    monkeypatch.setattr(papi_engine, "reduce_papi_unit", real_unit)
+    stated.clear()
+    again = view_outcome(run, cached)  # PE2 changed after its stat: read again
+    assert len(stated) == 6
+    assert_same(view_outcome(run, None), again)
+    with mock.patch("actorprof.engine.papi.run_map", side_effect=AssertionError("read")):
+        assert_same(view_outcome(run, None), view_outcome(run, cached))

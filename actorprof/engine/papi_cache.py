@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..analyze.breakdown import sum_regions
-from ..read import FileReport, ReadReport, SkippedLine, TraceFile, file_stat
+from ..read import FileReport, FileStat, ReadReport, SkippedLine, TraceFile, file_stat
 from .cache import TraceCache, _touch, _why
 
 __all__ = ["PAPI_CACHE_FORMAT", "load_papi", "save_papi"]
@@ -60,7 +60,7 @@ def load_papi(
         return None
     key, entry = found
     try:
-        loaded = _read(entry, key, files, counters)
+        loaded = _read(entry, key, files, counters, _stats(files, report))
     except Exception as exc:  # any damage: ignored, read again, rewritten
         report.note(
             f"cache entry {entry} is damaged ({_why(exc)}): ignored, the trace is read again"
@@ -88,11 +88,24 @@ def load_papi(
     return regions, max_src
 
 
+def _stats(files: list[TraceFile], report: ReadReport) -> list[FileStat | None]:
+    """Each file's stat as the read's plan took it, before the read
+    (``report.stats_planned``), else taken now."""
+    if len(report.stats_planned) == len(files):
+        return report.stats_planned
+    return [file_stat(f.path_text) for f in files]
+
+
 def _read(
-    entry: Path, key: str, files: list[TraceFile], counters: tuple[str, ...]
+    entry: Path,
+    key: str,
+    files: list[TraceFile],
+    counters: tuple[str, ...],
+    now: list[FileStat | None],
 ) -> tuple[pd.DataFrame, int, np.ndarray, dict[str, Any], list[str]] | None:
-    """An entry's contents (None: made from other files), checked to hold
-    together (else an exception)."""
+    """An entry's contents (None: made from other files, or a file changed
+    since: ``now`` holds each file's stat), checked to hold together (else
+    an exception)."""
     with np.load(entry, allow_pickle=False) as npz:
         meta = json.loads(bytes(npz["meta"]).decode())
         stats = np.asarray(npz["stats"], dtype=np.int64)
@@ -103,8 +116,8 @@ def _read(
     names = meta["names"]
     if names != [f.name for f in files]:
         return None
-    for f, stat in zip(files, stats.tolist(), strict=True):
-        if file_stat(f.path_text) != tuple(stat):
+    for stat, then in zip(now, stats.tolist(), strict=True):
+        if stat != tuple(then):
             return None
     columns = ["pe", "mailbox", "lines", "num_sends", *counters]
     if accounting.shape != (len(files), len(_ACCOUNTING)) or table.shape[1:] != (len(columns),):
@@ -136,9 +149,12 @@ def save_papi(
     report: ReadReport,
 ) -> None:
     """Store a whole read as the trace's entry, then keep the cache under its
-    cap (errors while writing are ignored: it is a cache)."""
+    cap (errors while writing are ignored: it is a cache). Each file's stat
+    is the one taken before the read (``report.stats_planned``): a file
+    written while it was read does not match it next time, and is read
+    again."""
     found = _entry(cache, trace, phase, options)
-    stats = [file_stat(f.path_text) for f in files]
+    stats = _stats(files, report)
     if found is None or any(s is None for s in stats) or len(reports) != len(files):
         return
     key, entry = found

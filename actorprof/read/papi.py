@@ -566,7 +566,7 @@ def _check_file(
     bad_mailbox: int,
     mismatched: int,
 ) -> None:
-    path = trace_file.path
+    path = trace_file.path_text  # the same text as the Path (none made per file)
     if file_report.lines_read and main_lines == 0:
         report.warn(
             f"{path}: no MAIN line (mailbox -1); the MAIN region of PE {trace_file.pe} is "
