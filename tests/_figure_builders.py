@@ -36,6 +36,15 @@ class Builders:
         pass
 
 
+def pooled_physical(folder: Path) -> Path:
+    """A physical trace of 1,100 PEs in ``folder``: beyond DENSE_MAX_PES, its
+    heatmap pools blocks."""
+    lines = [f"local_send, {4096 * (1 + pe % 3)}, {pe}, {(pe * 7) % 1100}\n" for pe in range(1100)]
+    lines += [f"nonblock_send, 8192, {pe}, {(pe + 550) % 1100}\n" for pe in range(0, 1100, 5)]
+    (folder / "physical.txt").write_text("".join(lines))
+    return folder
+
+
 def placed_by_matplotlib(fig: Figure) -> Figure:
     """``fig`` with its titles placed again at each draw (matplotlib's default,
     which :func:`actorprof.write.titles_at_the_top` turns off)."""

@@ -50,7 +50,9 @@ def test_planned_by_count_is_planned_by_size(tmp_path: Path, way: str) -> None:
     assert_same(plain(folder, num_pes=40), engine(folder, BY_COUNT[way], num_pes=40))
 
 
-def stats_taken(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def stats_taken(monkeypatch: pytest.MonkeyPatch, *modules: Any) -> list[str]:
+    """The paths ``file_stat`` is called with from now on (by the read's
+    listing, and by ``modules`` that imported it by name)."""
     taken: list[str] = []
     real = files_module.file_stat
 
@@ -58,7 +60,8 @@ def stats_taken(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         taken.append(str(path))
         return real(path)
 
-    monkeypatch.setattr(files_module, "file_stat", counted)
+    for module in (files_module, *modules):
+        monkeypatch.setattr(module, "file_stat", counted)
     return taken
 
 

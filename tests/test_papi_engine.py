@@ -402,22 +402,15 @@ def test_each_file_is_stated_once_before_its_read(
     file written while the trace was read is read again the next time."""
     import actorprof.engine.papi as papi_engine
     import actorprof.engine.papi_cache as papi_cache
-    import actorprof.read._files as files_module
+
+    from .test_count_plan import stats_taken
 
     run = tmp_path / "run"
     run.mkdir()
     for pe in range(6):
         (run / f"PE{pe}_PAPI.csv").write_text(good_lines(pe, 20))
     cached = Engine(jobs=1, cache=True, cache_dir=tmp_path / "cache")
-    stated: list[str] = []
-    real_stat = files_module.file_stat
-
-    def counted(path: Any) -> Any:
-        stated.append(str(path))
-        return real_stat(path)
-
-    monkeypatch.setattr(files_module, "file_stat", counted)
-    monkeypatch.setattr(papi_cache, "file_stat", counted)
+    stated = stats_taken(monkeypatch, papi_cache)
     real_unit = papi_engine.reduce_papi_unit
 
     def written_meanwhile(unit: Any, progress: Any = None) -> Any:

@@ -14,7 +14,7 @@ from actorprof.plot import plot_heatmap, plot_violin
 from actorprof.read import ReadReport
 from actorprof.write import new_figure
 
-from ._figure_builders import Builders, draw_apart, png
+from ._figure_builders import Builders, draw_apart, png, pooled_physical
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -23,11 +23,7 @@ EXAMPLES = ROOT / "examples"
 @pytest.fixture(scope="module")
 def pooled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A physical trace of 1,100 PEs: beyond DENSE_MAX_PES, its heatmap pools blocks."""
-    folder = tmp_path_factory.mktemp("pooled")
-    lines = [f"local_send, {4096 * (1 + pe % 3)}, {pe}, {(pe * 7) % 1100}\n" for pe in range(1100)]
-    lines += [f"nonblock_send, 8192, {pe}, {(pe + 550) % 1100}\n" for pe in range(0, 1100, 5)]
-    (folder / "physical.txt").write_text("".join(lines))
-    return folder
+    return pooled_physical(tmp_path_factory.mktemp("pooled"))
 
 
 def view_of(run: str, pooled: Path) -> Any:

@@ -29,7 +29,7 @@ from actorprof.kinds.overall_figures import stacked_figure, stacked_row
 from actorprof.kinds.papi_figures import bars_figure, bars_panel
 from actorprof.read import ReadReport
 
-from ._figure_builders import Builders, placed_by_matplotlib, png
+from ._figure_builders import Builders, placed_by_matplotlib, png, pooled_physical
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 DATA = Path(__file__).resolve().parent / "data"
@@ -47,11 +47,7 @@ def assert_placed_alike(builders: dict[str, Any]) -> None:
 @pytest.fixture(scope="module")
 def pooled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A physical trace of 1,100 PEs: its heatmap pools blocks of PEs."""
-    folder = tmp_path_factory.mktemp("pooled")
-    lines = [f"local_send, {4096 * (1 + pe % 3)}, {pe}, {(pe * 7) % 1100}\n" for pe in range(1100)]
-    lines += [f"nonblock_send, 8192, {pe}, {(pe + 550) % 1100}\n" for pe in range(0, 1100, 5)]
-    (folder / "physical.txt").write_text("".join(lines))
-    return folder
+    return pooled_physical(tmp_path_factory.mktemp("pooled"))
 
 
 @pytest.mark.parametrize("run", ["ig_8pe_2nodes", "histo_16pe_4nodes", "pooled"])
