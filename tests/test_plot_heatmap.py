@@ -514,3 +514,29 @@ def test_axis_name() -> None:
     assert axis_name("dst_node", "x") == "destination node"
     assert axis_name("my_thing", "x") == "my thing"
     assert axis_name(None, "fallback") == "fallback"
+
+
+@pytest.mark.parametrize(("n", "dpi"), [(512, 150), (1024, 150), (1024, 50)])
+def test_a_thin_diagonal_shows_on_a_log_scale(n: int, dpi: int) -> None:
+    """A pooled block diagonal (local_send between the PEs of each node, 512
+    blocks at 65,536 PEs): every stretch of it shows in colour, not as the
+    zero grey, whether the image is enlarged (512 cells on about 1,000
+    pixels) or shrunk (1,024 cells on about 300). Resampling the numbers
+    blurred each cell into its zero neighbours, under the colour scale."""
+    values = np.zeros((n, n))
+    np.fill_diagonal(values, 3800 + np.arange(n) % 25)  # the colours span 3800-3824
+    fig = Figure(figsize=(9.0, 7.8), dpi=dpi, layout="constrained")
+    ax = fig.subplots()
+    plot_heatmap(values, ax=ax, totals=False, colorbar=False, log=True)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    pixels = np.asarray(canvas.buffer_rgba())[..., :3].astype(int)
+    grey = np.array([int(255 * c) for c in to_rgba(ZERO_COLOR)[:3]])
+    height = pixels.shape[0]
+    misses = 0
+    for k in range(16, n - 16, n // 20):  # points along the diagonal, inside the matrix
+        x, y = ax.transData.transform((k + 0.5, k + 0.5))
+        row, col = round(float(height - y)), round(float(x))
+        near = pixels[row - 1 : row + 2, col - 1 : col + 2].reshape(-1, 3)
+        misses += bool((np.abs(near - grey).sum(axis=1) < 12).all())
+    assert misses == 0

@@ -62,6 +62,12 @@ _BAND_FRACTION = 0.04
 # Up to this size every cell gets its own screen pixels; larger matrices are
 # antialiased so that a single hot cell still shows when downsampled.
 _NEAREST_MAX = 256
+# Up to this size the colours are resampled, beyond it the numbers (colouring
+# 16M cells before resampling takes seconds). Resampled numbers blur a cell
+# into its zero neighbours: on a log scale it falls under the colours and
+# shows as zero (a pooled block diagonal of 512 blocks, local_send at 65,536
+# PEs, vanished but for a few dots).
+_RGBA_MAX = 2048
 # Width the colour bars, their ticks and labels take at the right of the Axes.
 _COLORBAR_INCHES = 1.1
 _GREY_CMAPS = {"Greys", "Greys_r", "gray", "gray_r", "grey", "grey_r", "binary", "binary_r"}
@@ -277,7 +283,8 @@ def plot_heatmap(
     # large matrices: resample the numbers, then colour the few screen pixels
     # (colouring 16M cells first takes seconds)
     interpolation = "nearest" if small else "antialiased"
-    interpolation_stage: Literal["data", "rgba"] = "rgba" if small else "data"
+    colours = max(n_rows, n_cols) <= _RGBA_MAX
+    interpolation_stage: Literal["data", "rgba"] = "rgba" if colours else "data"
 
     ratio = skew(values)
     chosen = log is None
