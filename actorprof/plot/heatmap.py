@@ -73,6 +73,25 @@ _COLORBAR_INCHES = 1.1
 _GREY_CMAPS = {"Greys", "Greys_r", "gray", "gray_r", "grey", "grey_r", "binary", "binary_r"}
 
 
+class _CellImage(AxesImage):
+    """The cells of a large matrix: each cell its own pixels (``nearest``)
+    when the image has at least as many pixels as cells, its colours
+    antialiased when it has fewer (a hot cell then still shows).
+
+    matplotlib's ``antialiased`` blurs an image enlarged less than 3 times
+    (a Hanning filter): a pooled overview of 512 blocks on about 1,000
+    pixels came out pale, each cell's colour mixed with its neighbours'.
+    """
+
+    def get_interpolation(self) -> str:
+        data = self.get_array()
+        if data is None:
+            return "antialiased"
+        rows, cols = data.shape[:2]
+        box = self.get_window_extent()
+        return "nearest" if box.width >= cols and box.height >= rows else "antialiased"
+
+
 class _FixedLogNorm(LogNorm):
     """LogNorm that skips autoscaling once its limits are set.
 
@@ -306,6 +325,8 @@ def plot_heatmap(
     }
     options.update(kwargs)
     cell_image = ax.imshow(values, **options)  # imshow masks the NaN cells itself
+    if not small and "interpolation" not in kwargs:
+        cell_image.__class__ = _CellImage  # its resampling chosen at each draw
     # each image with the numbers it shows (get_array() is typed optional)
     shown = [(cell_image, values)]
     if totals:
