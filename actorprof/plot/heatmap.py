@@ -299,8 +299,8 @@ def plot_heatmap(
     )
     layout = _Layout.for_shape(n_rows, n_cols, totals)
     small = max(n_rows, n_cols) <= _NEAREST_MAX
-    # large matrices: resample the numbers, then colour the few screen pixels
-    # (colouring 16M cells first takes seconds)
+    # large matrices: their colours resampled up to _RGBA_MAX a side, their
+    # numbers beyond it; nearest or antialiased chosen at each draw (_CellImage)
     interpolation = "nearest" if small else "antialiased"
     colours = max(n_rows, n_cols) <= _RGBA_MAX
     interpolation_stage: Literal["data", "rgba"] = "rgba" if colours else "data"
