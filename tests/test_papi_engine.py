@@ -400,8 +400,8 @@ def test_each_file_is_stated_once_before_its_read(
     """The entry keeps each file's stat from the read's plan (taken before the
     read): no file is stat'ed again to write or to check the entry, and a
     file written while the trace was read is read again the next time."""
+    import actorprof.engine.cache as engine_cache
     import actorprof.engine.papi as papi_engine
-    import actorprof.engine.papi_cache as papi_cache
 
     from .test_count_plan import stats_taken
 
@@ -410,7 +410,7 @@ def test_each_file_is_stated_once_before_its_read(
     for pe in range(6):
         (run / f"PE{pe}_PAPI.csv").write_text(good_lines(pe, 20))
     cached = Engine(jobs=1, cache=True, cache_dir=tmp_path / "cache")
-    stated = stats_taken(monkeypatch, papi_cache)
+    stated = stats_taken(monkeypatch, engine_cache)
     real_unit = papi_engine.reduce_papi_unit
 
     def written_meanwhile(unit: Any, progress: Any = None) -> Any:

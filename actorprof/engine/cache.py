@@ -38,7 +38,7 @@ import numpy as np
 
 from .._version import __version__
 from ..analyze.matrix import CommPartial
-from ..read import FileReport, FileStat, ReadReport, SkippedLine, TraceFile, file_stat
+from ..read import FileReport, ReadReport, SkippedLine, TraceFile, file_stat
 from ..schema import MAX_MSG_BYTES
 from .map import CleanFiles, FileResult, Packed
 
@@ -237,15 +237,12 @@ class TraceCache:
             return
         # the stat taken before the read (a file written meanwhile is read again next time)
         planned = _planned_stats(files, report, stats)
+        known = planned[:, 0] >= 0
         clean, clean_packed = columns if columns is not None else (None, None)
         at = np.zeros(0, np.int64) if clean is None else clean.at
-        stated = np.fromiter((planned[i] is not None for i in at.tolist()), np.bool_, len(at))
+        stated = known[at]
         at = at[stated]
-        keep = [
-            i
-            for i in range(len(files))
-            if i in results and results[i].error is None and planned[i] is not None
-        ]
+        keep = [i for i in sorted(results) if results[i].error is None and known[i]]
         if not keep and not len(at):
             return
         rows = [results[i] for i in keep]
@@ -268,10 +265,10 @@ class TraceCache:
             for j, r in enumerate(rows)
             if r.report.skipped or r.report.examples
         }
-        every = [*at.tolist(), *keep]
+        every = np.concatenate([at, np.array(keep, dtype=np.int64)])
         meta = {
             "key": key,
-            "names": [files[i].name for i in every],
+            "names": [files[i].name for i in every.tolist()],
             "extras": extras,
             "sizes": sizes,
         }
@@ -283,15 +280,14 @@ class TraceCache:
         if clean is not None:
             columns_ = (clean.lines_read, clean.lines_blank, clean.bytes_read, clean.mismatched)
             counts = np.concatenate([np.column_stack(columns_)[stated], counts])
-        every_stat = [planned[i] for i in every]
         arrays = {
             **packed.arrays,
             "cell_ends": packed.cell_ends,
             "pair_ends": packed.pair_ends,
             "messages": packed.messages,
             "times": packed.times,
-            "stats": np.array(every_stat, dtype=np.int64).reshape(len(every), _STAT),
-            "accounting": counts.astype(np.int64, copy=False),
+            "stats": planned[every],
+            "accounting": counts,
             "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
         }
         self.write_entry(self._entry(key), arrays, report)
@@ -531,14 +527,18 @@ class Loaded:
 
 def _planned_stats(
     files: list[TraceFile], report: ReadReport, taken: np.ndarray | None = None
-) -> list[FileStat | None]:
-    """Each file's stat as listed (``report.stats_planned``), else as the
-    read took it (``taken``: a row by file, -1 for none), else taken now."""
+) -> np.ndarray:
+    """Each file's stat, a row by file (-1 where it cannot be stat'ed): as
+    listed before the read (``report.stats_planned``), else as the read
+    took it (``taken``, such rows), else taken now."""
     if len(report.stats_planned) == len(files):
-        return report.stats_planned
-    if taken is not None:
-        return [None if r[0] < 0 else (r[0], r[1], r[2], r[3]) for r in taken.tolist()]
-    return [file_stat(f.path_text) for f in files]
+        listed = report.stats_planned
+    elif taken is not None:
+        return taken
+    else:
+        listed = [file_stat(f.path_text) for f in files]
+    rows = [(-1,) * _STAT if st is None else st for st in listed]
+    return np.array(rows, dtype=np.int64).reshape(len(files), _STAT)
 
 
 def _unchanged_rows(
@@ -547,12 +547,11 @@ def _unchanged_rows(
     """File index -> entry row of each file unchanged since the entry was
     written (same name, size, mtime, inode and ctime)."""
     where = {name: j for j, name in enumerate(names)}
-    planned = _planned_stats(files, report)
+    now = _planned_stats(files, report)
     rows = np.array([where.get(f.name, -1) for f in files], dtype=np.int64)
-    now = np.array([(-1, -1, -1, -1) if st is None else st for st in planned], dtype=np.int64)
     same = (rows >= 0) & (now[:, 0] >= 0)
     if len(files):
-        same &= (stats[np.maximum(rows, 0)] == now.reshape(len(files), _STAT)).all(axis=1)
+        same &= (stats[np.maximum(rows, 0)] == now).all(axis=1)
     return {int(i): int(rows[i]) for i in np.flatnonzero(same)}
 
 

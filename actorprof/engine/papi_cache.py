@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from ..analyze.breakdown import sum_regions
-from ..read import FileReport, FileStat, ReadReport, SkippedLine, TraceFile, file_stat
-from .cache import TraceCache, _touch, _why
+from ..read import FileReport, ReadReport, SkippedLine, TraceFile
+from .cache import TraceCache, _planned_stats, _touch, _why
 
 __all__ = ["PAPI_CACHE_FORMAT", "load_papi", "save_papi"]
 
@@ -60,7 +60,7 @@ def load_papi(
         return None
     key, entry = found
     try:
-        loaded = _read(entry, key, files, counters, _stats(files, report))
+        loaded = _read(entry, key, files, counters, _planned_stats(files, report))
     except Exception as exc:  # any damage: ignored, read again, rewritten
         report.note(
             f"cache entry {entry} is damaged ({_why(exc)}): ignored, the trace is read again"
@@ -88,20 +88,12 @@ def load_papi(
     return regions, max_src
 
 
-def _stats(files: list[TraceFile], report: ReadReport) -> list[FileStat | None]:
-    """Each file's stat as the read's plan took it, before the read
-    (``report.stats_planned``), else taken now."""
-    if len(report.stats_planned) == len(files):
-        return report.stats_planned
-    return [file_stat(f.path_text) for f in files]
-
-
 def _read(
     entry: Path,
     key: str,
     files: list[TraceFile],
     counters: tuple[str, ...],
-    now: list[FileStat | None],
+    now: np.ndarray,
 ) -> tuple[pd.DataFrame, int, np.ndarray, dict[str, Any], list[str]] | None:
     """An entry's contents (None: made from other files, or a file changed
     since: ``now`` holds each file's stat), checked to hold together (else
@@ -116,9 +108,8 @@ def _read(
     names = meta["names"]
     if names != [f.name for f in files]:
         return None
-    for stat, then in zip(now, stats.tolist(), strict=True):
-        if stat != tuple(then):
-            return None
+    if stats.shape != now.shape or not bool((stats == now).all()):
+        return None
     columns = ["pe", "mailbox", "lines", "num_sends", *counters]
     if accounting.shape != (len(files), len(_ACCOUNTING)) or table.shape[1:] != (len(columns),):
         raise ValueError("inconsistent shapes")
@@ -154,8 +145,8 @@ def save_papi(
     written while it was read does not match it next time, and is read
     again."""
     found = _entry(cache, trace, phase, options)
-    stats = _stats(files, report)
-    if found is None or any(s is None for s in stats) or len(reports) != len(files):
+    stats = _planned_stats(files, report)
+    if found is None or (stats[:, 0] < 0).any() or len(reports) != len(files):
         return
     key, entry = found
     meta = {
@@ -172,7 +163,7 @@ def save_papi(
     columns = ["pe", "mailbox", "lines", "num_sends", *counters]
     arrays = {
         "regions": regions[columns].to_numpy(dtype=np.int64).reshape(len(regions), len(columns)),
-        "stats": np.array(stats, dtype=np.int64).reshape(len(files), 4),
+        "stats": stats,
         "accounting": np.array(
             [[getattr(r, name) for name in _ACCOUNTING] for r in reports], dtype=np.int64
         ).reshape(len(files), len(_ACCOUNTING)),
