@@ -507,12 +507,12 @@ def test_a_link_past_the_first_ones_rules_a_topology_out(last: str) -> None:
 
 @pytest.mark.parametrize("top", [0, 5, 70_000, 2**40])
 def test_coded_sizes_are_np_unique_with_inverse(top: int) -> None:
-    from actorprof.analyze.conveyors.links import _coded
+    from actorprof.analyze.matrix import unique_ints
 
     rng = np.random.default_rng(top % 97)
     for n in (0, 1, 50, 5000):
         values = rng.integers(0, top + 1, n, dtype=np.int64)
-        distinct, code = _coded(values)
+        distinct, code = unique_ints(values, inverse=True)
         want, inverse = np.unique(values, return_inverse=True)
         np.testing.assert_array_equal(distinct, want)
         np.testing.assert_array_equal(code, inverse.reshape(-1))

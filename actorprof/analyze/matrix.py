@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -507,6 +507,38 @@ _NODE_MIN = np.int64(-(2**31))
 def _key(high: np.ndarray, low: np.ndarray) -> np.ndarray:
     """One sortable int64 per pair of ids, ``high`` below 2**31 and ``low`` below 2**32."""
     return (np.asarray(high, dtype=np.int64) << 32) | np.asarray(low, dtype=np.int64)
+
+
+@overload
+def unique_ints(values: np.ndarray, *, inverse: Literal[False] = False) -> np.ndarray: ...
+
+
+@overload
+def unique_ints(values: np.ndarray, *, inverse: Literal[True]) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def unique_ints(
+    values: np.ndarray, *, inverse: bool = False
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=inverse)`` of integers (the inverse
+    flat, int64): by a table of the values seen when none is negative and
+    the largest is within 4x their count (at least 2**16; memory bounded by
+    the values' count, never by one value's size), else by the sort. A few
+    message sizes among millions of pairs, or the PE ids of millions of
+    links, need no sort."""
+    if len(values) and int(values.min()) >= 0:
+        top = int(values.max())
+        if top < max(4 * len(values), 1 << 16):
+            seen = np.zeros(top + 1, dtype=np.bool_)
+            seen[values] = True
+            distinct = np.flatnonzero(seen).astype(values.dtype, copy=False)
+            if not inverse:
+                return distinct
+            return distinct, (np.cumsum(seen, dtype=np.int64) - 1)[values]
+    if not inverse:
+        return np.unique(values)
+    distinct, code = np.unique(values, return_inverse=True)
+    return distinct, code.reshape(-1).astype(np.int64, copy=False)
 
 
 def stable_order(major: np.ndarray, minor: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..schema import SEND_TYPES
-from .matrix import CommPartial, stable_order
+from .matrix import CommPartial, stable_order, unique_ints
 
 if TYPE_CHECKING:  # the physical map step's workers never import pandas
     import pandas as pd
@@ -197,19 +197,10 @@ class PhysicalPartial:
 
 def _distinct_ids(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """The PE ids among ``src`` (sorted) and ``dst``, sorted and distinct
-    (``np.unique`` of both): a table of seen ids when the largest is within
-    a few times their count (memory bounded by the links, not by an id),
-    else a sort."""
+    (``np.unique`` of both): the sources' runs, then :func:`unique_ints`."""
     first = np.r_[True, src[1:] != src[:-1]] if src.size else np.zeros(0, np.bool_)
-    ids: np.ndarray = np.concatenate([src[first], dst]).astype(np.int64, copy=False)
-    if not ids.size:
-        return ids
-    top = int(ids.max())
-    if top >= max(4 * ids.size, 1 << 16):
-        return np.unique(ids)
-    seen = np.zeros(top + 1, dtype=np.bool_)
-    seen[ids] = True
-    return np.flatnonzero(seen).astype(np.int64, copy=False)
+    ids = np.concatenate([src[first], dst]).astype(np.int64, copy=False)
+    return unique_ints(ids)
 
 
 def _keys(codes: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ...schema import CONVEYORS_CHECK_COLUMNS, SEND_TYPE_DTYPE
+from ..matrix import unique_ints
 from .model import BUFFER_HEADER_BYTES, WIRE_ROUND_BYTES, Topology, _buffers
 
 __all__ = ["BLOCK_LINKS", "PAIR_CHUNK", "link_blocks", "link_table", "send_type_codes"]
@@ -58,24 +59,6 @@ def send_type_codes(values: pd.Series) -> np.ndarray:
     if not isinstance(values.dtype, pd.CategoricalDtype) or values.dtype != SEND_TYPE_DTYPE:
         values = values.astype(SEND_TYPE_DTYPE)
     return values.cat.codes.to_numpy().astype(np.int64)
-
-
-def _coded(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct ``values`` sorted, and each value's index among them
-    (``np.unique(values, return_inverse=True)``): by a table of the values
-    seen when the largest is within a few times their count (a few message
-    sizes among millions of pairs: no sort), else by the sort."""
-    if not len(values) or int(values.min()) < 0:
-        distinct, code = np.unique(values, return_inverse=True)
-        return distinct, code.reshape(-1)
-    top = int(values.max())
-    if top >= max(4 * len(values), 1 << 16):
-        distinct, code = np.unique(values, return_inverse=True)
-        return distinct, code.reshape(-1)
-    seen = np.zeros(top + 1, dtype=np.bool_)
-    seen[values] = True
-    rank = np.cumsum(seen, dtype=np.int64) - 1
-    return np.flatnonzero(seen).astype(values.dtype, copy=False), rank[values]
 
 
 def _starts(key: np.ndarray) -> np.ndarray:
@@ -118,7 +101,7 @@ class _Pairs:
         src, dst = (pairs[c].to_numpy(dtype=np.int64) for c in ("src_pe", "dst_pe"))
         if len(src) and max(int(src.max()), int(dst.max())) >= topology.num_pes:
             raise ValueError(f"pairs name PEs beyond the topology's {topology.num_pes}")
-        sizes, code = _coded(pairs["msg_bytes"].to_numpy(dtype=np.int64))
+        sizes, code = unique_ints(pairs["msg_bytes"].to_numpy(dtype=np.int64), inverse=True)
         packets = [topology.packet_bytes(h, sizes) for h in range(len(topology.hops))]
         if len(sizes):  # the reference checks every routed row at once: its largest packet
             largest = max(int(p.max()) for p in packets)
