@@ -1,7 +1,7 @@
 """What the tests of the kinds' figure builders share: a sink that keeps the
-builders, a figure's PNG bytes, its titles placed by matplotlib again, and a
-check that a builder draws in a process that imports neither pandas nor the
-kind's module."""
+builders (and a report's collector that keeps them), a figure's PNG bytes,
+its titles placed by matplotlib again, and a check that a builder draws in a
+process that imports neither pandas nor the kind's module."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from actorprof.report.html import EmbeddedFigure, FigureCollector
 from actorprof.write import save_png
 
 from .conftest import fresh_python
@@ -34,6 +35,19 @@ class Builders:
 
     def json(self, *args: object) -> None:
         pass
+
+
+class BuilderCollector(FigureCollector):
+    """The report's figure collector keeping each figure's builder, pickled
+    (what a figure server is sent), as the figure's data: two equal builders
+    draw the same figure, so tests of which figures a report makes, and in
+    what order, compare them without drawing them."""
+
+    def draw(self, build: Any, name: str, *, dpi: int | None = None) -> str:
+        built = pickle.dumps(build, protocol=pickle.HIGHEST_PROTOCOL)
+        kept = EmbeddedFigure(self.section, self.scope, name, "", built, self.fmt, 0, 0)
+        self.figures.append(kept)
+        return name
 
 
 def pooled_physical(folder: Path) -> Path:

@@ -93,6 +93,25 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     shutil.rmtree(_CACHE, ignore_errors=True)
 
 
+def distinct_contents(paths: list[Path]) -> list[Path]:
+    """``paths`` without those whose content an earlier one has (a file's
+    bytes; a folder's file names and bytes): the real traces are shipped in
+    ``examples/`` and ``tests/data/real`` and may be found in the shared
+    folder too, and the same trace is one case, not three."""
+    seen: set[str] = set()
+    kept = []
+    for path in paths:
+        digest = hashlib.sha256()
+        for file in sorted(path.iterdir()) if path.is_dir() else [path]:
+            if file.is_file():
+                digest.update(file.name.encode() if path.is_dir() else b"")
+                digest.update(file.read_bytes())
+        if digest.hexdigest() not in seen:
+            seen.add(digest.hexdigest())
+            kept.append(path)
+    return kept
+
+
 def fresh_python(code: str) -> str:
     """What ``code`` prints, run by a new interpreter that imports this
     checkout (``MPLBACKEND=Agg``); it must exit 0 (else its stderr is shown)."""

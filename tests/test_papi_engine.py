@@ -33,14 +33,16 @@ from actorprof.engine import Engine
 from actorprof.kinds.papi import papi_view
 from actorprof.read.papi import papi_chunks, papi_plan, papi_spec
 
-from .conftest import Recorder
+from .conftest import Recorder, distinct_contents
 from .test_papi_batch import damaged_run, good_lines
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = sorted(
-    {p.parent for p in (ROOT / "tests" / "data").rglob("PE*_[Pp][Aa][Pp][Ii].csv")}
-    | {p.parent for p in Path("/work/shared/real-traces").rglob("PE*_PAPI.csv")}
-    | {p.parent for p in (ROOT / "examples").rglob("PE*_PAPI.csv")}
+FIXTURES = distinct_contents(
+    sorted(
+        {p.parent for p in (ROOT / "tests" / "data").rglob("PE*_[Pp][Aa][Pp][Ii].csv")}
+        | {p.parent for p in Path("/work/shared/real-traces").rglob("PE*_PAPI.csv")}
+        | {p.parent for p in (ROOT / "examples").rglob("PE*_PAPI.csv")}
+    )
 )
 
 #: In this process, one unit; worker processes, one file per unit.

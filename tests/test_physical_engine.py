@@ -30,6 +30,8 @@ from actorprof.engine.physical import reduce_physical
 from actorprof.kinds.aggregation import physical_view_and_buffers, read_physical_buffers
 from actorprof.kinds.physical import PhysicalView, build_physical_view, physical_view
 
+from .conftest import distinct_contents
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 REAL = Path("/work/shared/real-traces")
@@ -39,7 +41,7 @@ def _traces() -> list[Path]:
     found = sorted(DATA.rglob("physical.txt")) + sorted((ROOT / "examples").rglob("physical.txt"))
     if REAL.is_dir():
         found += sorted(REAL.rglob("physical.txt"))
-    return [p for p in found if p.is_file()]
+    return distinct_contents([p for p in found if p.is_file()])
 
 
 TRACES = _traces()

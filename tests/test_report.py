@@ -22,6 +22,7 @@ from actorprof.errors import NoTraceError, UsageError
 from actorprof.report.html import FigureCollector, render_report
 from actorprof.report.run import find_run_traces, run_report
 
+from ._figure_builders import BuilderCollector
 from ._synthetic import write_logical, write_overall
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -468,11 +469,11 @@ def test_the_cli_way_gives_the_same_summary_and_figures() -> None:
 
     run = run_report(EXAMPLES / "ig_8pe_2nodes")
     whole = run.summary()
-    kept = FigureCollector()
+    kept = BuilderCollector()
     assert report_figures(run, kept, top=10, warn=print) == {}
     light = run.summary(coverage=False)
     assert light["coverage"] == []
-    released = FigureCollector()
+    released = BuilderCollector()
     assert report_figures(run, released, top=10, warn=print, release=True) == {}
     assert with_coverage(light, run) == whole
     assert [(f.section, f.scope, f.name) for f in released.figures] == [
@@ -562,7 +563,7 @@ def test_figures_drawn_as_each_kind_is_read_are_the_same_page(example: str) -> N
     from actorprof.report.figures import ReportFigures, report_figures
 
     seen: list[tuple[str, int]] = []
-    early = FigureCollector()
+    early = BuilderCollector()
     figures = ReportFigures(early, top=10, warn=print)
 
     def on_read(run: Any, kind: str) -> None:
@@ -578,7 +579,7 @@ def test_figures_drawn_as_each_kind_is_read_are_the_same_page(example: str) -> N
     drawn = [n for _, n in seen]
     assert drawn == sorted(drawn) and 0 < drawn[0] < drawn[-1]  # every kind drew some
     assert figures.finish(run, release=True) == {}
-    late = FigureCollector()
+    late = BuilderCollector()
     assert report_figures(run_report(EXAMPLES / example), late, top=10, warn=print) == {}
     assert [(f.section, f.scope, f.name) for f in early.figures] == [
         (f.section, f.scope, f.name) for f in late.figures
@@ -624,7 +625,7 @@ def test_a_sink_of_figures_only_is_given_no_table(example: str) -> None:
     from actorprof.report.figures import report_figures
     from actorprof.write import keeps_tables
 
-    class Recorded(FigureCollector):
+    class Recorded(BuilderCollector):
         kept: list[str]
 
         def csv(self, *args: Any, **kwargs: Any) -> str:
