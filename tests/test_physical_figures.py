@@ -31,8 +31,15 @@ def view_of(run: str, pooled: Path) -> Any:
     return physical_view(path, report=ReadReport(kind="physical"))
 
 
-@pytest.mark.parametrize("run", ["ig_8pe_2nodes", "histo_16pe_4nodes", "pooled"])
-@pytest.mark.parametrize("metric", ["count", "bytes"])
+@pytest.mark.parametrize(
+    ("run", "metric"),
+    [
+        ("ig_8pe_2nodes", "count"),
+        ("histo_16pe_4nodes", "bytes"),
+        ("pooled", "count"),
+        ("pooled", "bytes"),
+    ],
+)
 def test_the_arrays_draw_what_the_frames_draw(run: str, metric: str, pooled: Path) -> None:
     view = view_of(run, pooled)
     types = view.types_shown()

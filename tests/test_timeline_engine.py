@@ -301,8 +301,11 @@ FUZZ_WAYS = {
 @pytest.mark.parametrize("seed", range(16))
 def test_random_damaged_runs_give_the_frame_readers_timeline(tmp_path: Path, seed: int) -> None:
     folder = fuzz_run(tmp_path / "run", seed)
+    wanted: dict[int, Any] = {}  # the frames' read, once per block size
     for way, engine in FUZZ_WAYS.items():
-        want = _outcome(_frame_read, folder, engine.block_bytes)
+        if engine.block_bytes not in wanted:
+            wanted[engine.block_bytes] = _outcome(_frame_read, folder, engine.block_bytes)
+        want = wanted[engine.block_bytes]
         try:
             _assert_same(_outcome(_engine_read, folder, engine), want)
         except AssertionError as exc:
