@@ -48,6 +48,9 @@ FIXTURES = distinct_contents(
 #: In this process, one unit; worker processes, one file per unit.
 SERIAL = Engine(jobs=1)
 SPLIT = Engine(jobs=2, parallel_min_bytes=0, split_bytes=1)
+#: Planned by file count (no file stat'ed first), in this process and in workers.
+BY_COUNT = Engine(jobs=1, count_plan_files=1)
+BY_COUNT_SPLIT = Engine(jobs=2, count_plan_files=1)
 
 
 def view_outcome(folder: Path, engine: Engine | None, **options: Any) -> dict[str, Any]:
@@ -91,6 +94,8 @@ def test_every_fixture_reads_the_same_every_way(folder: Path) -> None:
         plain = view_outcome(folder, None, phase=phase)
         assert_same(plain, view_outcome(folder, SERIAL, phase=phase))
         assert_same(plain, view_outcome(folder, SPLIT, phase=phase))
+        assert_same(plain, view_outcome(folder, BY_COUNT, phase=phase))
+        assert_same(plain, view_outcome(folder, BY_COUNT_SPLIT, phase=phase))
 
 
 def test_a_damaged_run_reads_the_same_every_way(tmp_path: Path) -> None:
@@ -98,7 +103,7 @@ def test_a_damaged_run_reads_the_same_every_way(tmp_path: Path) -> None:
     plain = view_outcome(tmp_path, None)
     assert "error" not in plain
     assert plain["warnings"] and sum(f.lines_skipped for f in plain["files"]) > 5
-    for engine in (SERIAL, SPLIT, Engine(jobs=2, parallel_min_bytes=0)):
+    for engine in (SERIAL, SPLIT, Engine(jobs=2, parallel_min_bytes=0), BY_COUNT_SPLIT):
         assert_same(plain, view_outcome(tmp_path, engine))
     # skipped lines keep their own file and line through the workers
     files = {Path(f.path).name: f for f in view_outcome(tmp_path, SPLIT)["files"]}
@@ -431,3 +436,46 @@ def test_each_file_is_stated_once_before_its_read(
     assert_same(view_outcome(run, None), again)
     with mock.patch("actorprof.engine.papi.run_map", side_effect=AssertionError("read")):
         assert_same(view_outcome(run, None), view_outcome(run, cached))
+
+
+def test_many_files_are_planned_by_count_none_stated_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From ``Engine.count_plan_files`` files on, without the cache, the PAPI
+    read is planned by the files' count, as the logical read is: no file is
+    stat'ed before the map (65,536 files: 0.2-0.4 s), the work is split in
+    4 units per worker, progress tells the share of the files read."""
+    import actorprof.engine.papi as papi_engine
+
+    from .test_count_plan import stats_taken
+
+    for pe in range(9):
+        (tmp_path / f"PE{pe}_PAPI.csv").write_text(good_lines(pe, 10 + 7 * pe))
+    stated = stats_taken(monkeypatch)
+    units: list[int] = []
+    real_run_map = papi_engine.run_map
+
+    def counted(func: Any, todo: Any, engine: Any) -> Any:
+        units.append(len(todo))
+        return real_run_map(func, todo, engine)
+
+    monkeypatch.setattr(papi_engine, "run_map", counted)
+    plain = view_outcome(tmp_path, None)
+    stated.clear()
+    progress = Recorder()
+    report = ReadReport(kind="papi")
+    by_count = Engine(jobs=2, count_plan_files=9)
+    view = papi_view(tmp_path, report=report, engine=by_count, progress=progress)
+    assert not stated and report.sizes_planned == [] and report.bytes_planned == 0
+    assert units == [8] and progress.begun == [(0, 9)]
+    assert progress.updates[-1] == (sum(f.bytes_read for f in report.files), 9)
+    assert_same(plain, view_outcome(tmp_path, by_count))
+    assert view.summary() == plain["summary"]
+    # below the count, or with the cache (it keeps each file's stat): stat'ed first
+    for engine in (
+        Engine(jobs=2, count_plan_files=10),
+        Engine(jobs=2, count_plan_files=9, cache=True, cache_dir=tmp_path / "cache"),
+    ):
+        stated.clear()
+        assert_same(plain, view_outcome(tmp_path, engine))
+        assert len(stated) == 9

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from os import PathLike
 from pathlib import Path
 
@@ -160,7 +161,14 @@ def reduce_papi(
     engine = engine or Engine()
     if engine.split_bytes < 1 or engine.block_bytes < 1:
         raise UsageError("split_bytes and block_bytes must be >= 1")
-    files, spec = papi_plan(path, phase=phase, num_pes=num_pes, counters=counters, report=report)
+    files, spec = papi_plan(
+        path, phase=phase, num_pes=num_pes, counters=counters, report=report, sizes=False
+    )
+    # planned by count from Engine.count_plan_files on, without the cache (which
+    # keeps the stats), as the logical read is: no stat of every file first
+    by_count = not engine.cache and len(files) >= engine.count_plan_files
+    if not by_count:
+        stat_planned(files, report)
     names = _counters(spec)
     # the columns the reduction uses; the others are checked, not converted
     spec = replace(spec, keep=("src_pe", "dst_pe", "mailbox", "num_sends", *names))
@@ -183,16 +191,16 @@ def reduce_papi(
             return PapiReduced(hit[0], hit[1], names)
     first_file = len(report.files)
     first_warning = len(report.warnings)
-    serial = report.bytes_planned < engine.parallel_min_bytes
+    serial = not by_count and report.bytes_planned < engine.parallel_min_bytes
     workers = 1 if serial else engine.workers
     results: dict[int, PapiUnitResult] = {}
     if workers == 1 and engine.scheduler is None:
-        # one unit, here: no file is stat'ed twice (65,536 of them), progress as it goes
+        # one unit, here: progress as it goes
         units = [PapiUnit(0, tuple(files), spec, num_pes)]
         results[0] = reduce_papi_unit(units[0], progress)
+    elif by_count:
+        units = _plan_by_count(files, spec, num_pes, workers)
     else:
-        if len(report.sizes_planned) != len(files):  # papi_plan stats them: not again
-            stat_planned(files, report)
         units = _plan(files, report.sizes_planned, spec, num_pes, engine, workers)
     done_bytes = done_files = 0
     for unit, result in run_map(reduce_papi_unit, units if not results else [], engine):
@@ -255,3 +263,15 @@ def _plan(
             units.append(PapiUnit(start, tuple(files[start : i + 1]), spec, num_pes))
             start, size = i + 1, 0
     return units
+
+
+def _plan_by_count(
+    files: list[TraceFile], spec: CsvSpec, num_pes: int | None, workers: int
+) -> list[PapiUnit]:
+    """Consecutive files in 4 units per worker of about as many files each,
+    their sizes unknown (not stat'ed: :attr:`Engine.count_plan_files`)."""
+    count = min(len(files), 4 * workers)
+    bounds = [len(files) * k // count for k in range(count + 1)]
+    return [
+        PapiUnit(start, tuple(files[start:stop]), spec, num_pes) for start, stop in pairwise(bounds)
+    ]

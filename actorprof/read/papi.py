@@ -99,8 +99,10 @@ def papi_files(
     phase: str | None = None,
     num_pes: int | None = None,
     report: ReadReport | None = None,
+    sizes: bool = True,
 ) -> list[TraceFile]:
-    """The PAPI trace files a read of ``path`` would use, PE order.
+    """The PAPI trace files a read of ``path`` would use, PE order (``sizes``:
+    each stat'ed for the read's plan, :func:`~actorprof.read.stat_planned`).
 
     ``PE<i>_send.csv`` files next to them (a run traced with both flags) are
     not PAPI files and are ignored.
@@ -115,7 +117,9 @@ def papi_files(
         A file's PE id is beyond ``num_pes``.
     """
     report = ReadReport(kind="papi") if report is None else report
-    return pe_trace_files(Path(path), "papi", phase=phase, num_pes=num_pes, report=report)
+    return pe_trace_files(
+        Path(path), "papi", phase=phase, num_pes=num_pes, report=report, sizes=sizes
+    )
 
 
 def papi_counter_names(n_counters: int, counters: Sequence[str] | None = None) -> tuple[str, ...]:
@@ -342,10 +346,12 @@ def papi_plan(
     num_pes: int | None,
     counters: Sequence[str] | None,
     report: ReadReport,
+    sizes: bool = True,
 ) -> tuple[list[TraceFile], CsvSpec]:
     """The files of a PAPI read and the shape of their lines (counter columns
     sniffed, names resolved), as :func:`iter_papi` starts; fills ``report``
-    (files planned, notes, warnings of the counter vote).
+    (files planned, notes, warnings of the counter vote; with ``sizes``, each
+    file's stat and size).
 
     Raises
     ------
@@ -354,7 +360,7 @@ def papi_plan(
     """
     report.kind = "papi"
     check_counter_names(counters)  # fail on bad names before touching files
-    files = papi_files(path, phase=phase, num_pes=num_pes, report=report)
+    files = papi_files(path, phase=phase, num_pes=num_pes, report=report, sizes=sizes)
     report.num_pes = num_pes
     n_counters = _sniff_counters(files, report)
     names = papi_counter_names(
