@@ -26,6 +26,8 @@ REAL = Path(__file__).resolve().parent / "data" / "real"
 WAYS = {
     "processes": Engine(jobs=2, parallel_min_bytes=0, split_bytes=2_000, block_bytes=4_096),
     "in process, many units": Engine(jobs=1, split_bytes=2_000, block_bytes=4_096),
+    # many files: planned by their count, none stat'ed first
+    "by count": Engine(jobs=2, count_plan_files=1, block_bytes=4_096),
 }
 
 
@@ -432,3 +434,32 @@ def test_extremes_merge_is_a_hold_per_file(seed: int) -> None:
     mine.merge(other)
     assert list(mine.by_file.items()) == list(want.by_file.items())
     assert other.by_file == before  # not modified
+
+
+def test_many_files_are_planned_by_count_none_stated_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From ``Engine.count_plan_files`` files on, the timeline's read is
+    planned by the files' count (4 units per worker), as the matrix's is: no
+    file is stat'ed before the map (65,536 files: 0.2-0.4 s)."""
+    import actorprof.engine.timeline as timeline_engine
+
+    from .test_count_plan import stats_taken
+
+    folder = damaged_run(tmp_path / "run")
+    n = len(list(folder.glob("PE*_send.csv")))
+    ref = timeline_view(folder)
+    stated = stats_taken(monkeypatch)
+    units: list[int] = []
+    real_run_map = timeline_engine.run_map
+
+    def counted(func: Any, todo: Any, engine: Any, **kwargs: Any) -> Any:
+        units.append(len(todo))
+        return real_run_map(func, todo, engine, **kwargs)
+
+    monkeypatch.setattr(timeline_engine, "run_map", counted)
+    _same(timeline_view(folder, engine=Engine(jobs=2, count_plan_files=n)), ref)
+    assert not stated and units == [min(n, 8)]
+    stated.clear()
+    _same(timeline_view(folder, engine=Engine(jobs=2, count_plan_files=n + 1)), ref)
+    assert len(stated) == n

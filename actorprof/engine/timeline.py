@@ -14,12 +14,13 @@ one-process read, whatever the way (``tests/test_timeline_engine.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from .._memory import pad_worker_heap
 from .._progress import ProgressSink
 from ..analyze.timeline import TimeExtremes, TimelineAccumulator
 from ..errors import TraceFormatError
-from ..read import FAST_BLOCK_BYTES, FileReport, ReadReport, TraceFile
+from ..read import FAST_BLOCK_BYTES, FileReport, ReadReport, TraceFile, stat_planned
 from .run import Engine, run_map
 from .timeline_map import read_times
 
@@ -81,8 +82,11 @@ def reduce_times(
     raises the same first error.
     """
     engine = engine or Engine()
+    if len(report.sizes_planned) != len(files) and len(files) < engine.count_plan_files:
+        stat_planned(files, report)  # else planned by count, as the logical read is
+    by_count = len(report.sizes_planned) != len(files)
     units = _plan(files, report, base_s=base_s, max_bins=max_bins, engine=engine)
-    serial = report.bytes_planned < engine.parallel_min_bytes
+    serial = not by_count and report.bytes_planned < engine.parallel_min_bytes
     acc = TimelineAccumulator(base_s=base_s, max_bins=max_bins)
     extremes = TimeExtremes()
     done: dict[int, UnitTimes] = {}
@@ -119,12 +123,9 @@ def _plan(
     engine: Engine,
 ) -> list[TimelineUnit]:
     """Runs of consecutive files of about ``split_bytes`` (fewer bytes when
-    that keeps every worker busy: 4 units per worker)."""
-    sizes = report.sizes_planned
-    if len(sizes) != len(files):
-        sizes = [0] * len(files)
+    that keeps every worker busy: 4 units per worker); of about as many files
+    each, 4 per worker, when the files were not stat'ed (planned by count)."""
     workers = max(1, engine.workers if engine.scheduler is None else 4 * engine.workers)
-    target = min(engine.split_bytes, max(engine.block_bytes, -(-sum(sizes) // (4 * workers))))
     make = {
         "pe_limit": report.pe_limit,
         "reason": report.pe_limit_reason,
@@ -132,6 +133,15 @@ def _plan(
         "max_bins": max_bins,
         "block_bytes": engine.block_bytes,
     }
+    sizes = report.sizes_planned
+    if len(sizes) != len(files):  # not stat'ed: by count
+        count = min(len(files), 4 * workers)
+        bounds = [len(files) * k // count for k in range(count + 1)] if count else [0]
+        return [
+            TimelineUnit(k, tuple(files[start:stop]), **make)  # type: ignore[arg-type]
+            for k, (start, stop) in enumerate(pairwise(bounds))
+        ]
+    target = min(engine.split_bytes, max(engine.block_bytes, -(-sum(sizes) // (4 * workers))))
     units: list[TimelineUnit] = []
     run: list[TraceFile] = []
     run_bytes = 0

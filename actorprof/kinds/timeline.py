@@ -248,7 +248,10 @@ def timeline_view(
         else:
             report = reports.setdefault(label, ReadReport(kind="logical"))
             report.kind = "logical"
-            files = logical_files(path, phase=name or None, num_pes=num_pes, report=report)
+            # stat'ed by reduce_times, unless there are many (planned by count then)
+            files = logical_files(
+                path, phase=name or None, num_pes=num_pes, report=report, sizes=False
+            )
             report.num_pes = num_pes
             # runs of files per worker; small files (a few lines each) read many at a time
             acc, extremes = reduce_times(
