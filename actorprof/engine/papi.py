@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import pairwise
 from os import PathLike
 from pathlib import Path
 
@@ -37,7 +36,7 @@ from ..read import (
 from ..read.papi import papi_chunks, papi_plan
 from .cache import TraceCache
 from .papi_cache import load_papi, save_papi
-from .run import Engine, run_map
+from .run import Engine, count_runs, run_map
 
 __all__ = ["PapiReduced", "PapiUnit", "PapiUnitResult", "reduce_papi", "reduce_papi_unit"]
 
@@ -270,8 +269,7 @@ def _plan_by_count(
 ) -> list[PapiUnit]:
     """Consecutive files in 4 units per worker of about as many files each,
     their sizes unknown (not stat'ed: :attr:`Engine.count_plan_files`)."""
-    count = min(len(files), 4 * workers)
-    bounds = [len(files) * k // count for k in range(count + 1)]
     return [
-        PapiUnit(start, tuple(files[start:stop]), spec, num_pes) for start, stop in pairwise(bounds)
+        PapiUnit(start, tuple(files[start:stop]), spec, num_pes)
+        for start, stop in count_runs(len(files), workers)
     ]

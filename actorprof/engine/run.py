@@ -726,11 +726,9 @@ def _plan_by_count(
     it and read whole on its own, as the plan by size reads it.
     """
     make = _unit_fields(report, engine, packed, by_size, times)
-    count = min(len(todo), 4 * engine.workers)
-    bounds = [len(todo) * k // count for k in range(count + 1)] if count else [0]
     texts, pes, _ = trace_file_columns(files)
     units = []
-    for start, stop in pairwise(bounds):
+    for start, stop in count_runs(len(todo), engine.workers):
         chosen = todo[start:stop]
         n = len(chosen)
         paths = map(texts.__getitem__, chosen)
@@ -740,6 +738,14 @@ def _plan_by_count(
         items = tuple(map(tuple.__new__, repeat(Item, n), rows))
         units.append(Unit(items, **make))
     return units
+
+
+def count_runs(n: int, workers: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` of consecutive runs of ``n`` items, 4 per worker, of
+    about as many items each: the units of a read planned by its files'
+    count (:attr:`Engine.count_plan_files`), their sizes unknown."""
+    count = min(n, 4 * workers)
+    return list(pairwise(n * k // count for k in range(count + 1))) if count else []
 
 
 def _cuts(path: Path, size: int, split_bytes: int) -> list[int]:

@@ -14,14 +14,13 @@ one-process read, whatever the way (``tests/test_timeline_engine.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import pairwise
 
 from .._memory import pad_worker_heap
 from .._progress import ProgressSink
 from ..analyze.timeline import TimeExtremes, TimelineAccumulator
 from ..errors import TraceFormatError
 from ..read import FAST_BLOCK_BYTES, FileReport, ReadReport, TraceFile, stat_planned
-from .run import Engine, run_map
+from .run import Engine, count_runs, run_map
 from .timeline_map import read_times
 
 __all__ = ["TimelineUnit", "UnitTimes", "reduce_times", "run_times_unit"]
@@ -135,11 +134,9 @@ def _plan(
     }
     sizes = report.sizes_planned
     if len(sizes) != len(files):  # not stat'ed: by count
-        count = min(len(files), 4 * workers)
-        bounds = [len(files) * k // count for k in range(count + 1)] if count else [0]
         return [
             TimelineUnit(k, tuple(files[start:stop]), **make)  # type: ignore[arg-type]
-            for k, (start, stop) in enumerate(pairwise(bounds))
+            for k, (start, stop) in enumerate(count_runs(len(files), workers))
         ]
     target = min(engine.split_bytes, max(engine.block_bytes, -(-sum(sizes) // (4 * workers))))
     units: list[TimelineUnit] = []
