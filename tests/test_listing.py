@@ -278,22 +278,84 @@ TRICKY = [
 @pytest.mark.parametrize("kind", ["send", "papi"])
 def test_bulk_matching_gives_each_names_match(kind: str) -> None:
     pattern = _files._PATTERNS[kind]
-    expected = [
-        (name, m["pe"], m["phase"] or "")
-        for name in TRICKY
-        if (m := pattern.fullmatch(name)) is not None
-    ]
+    expected = _each_match(TRICKY, kind)
     assert _files._matched_names(TRICKY, kind) == expected
     # a folder of the other kind's files (and near misses): nothing, found so
     # by the names' endings before any search
     others = [name for name in TRICKY if not any(e in name for e in _files._ENDINGS[kind])]
     assert others and not [n for n in others if pattern.fullmatch(n)]
-    assert _files._matched_names(others, kind) == []
+    assert _files._matched_names(others, kind) == ([], [], [])
     phases = {
         "send": ["", "send", "a_b", "send.csv", "", " "],
         "papi": ["", "x", "papi.csv", "PAPI"],
     }
-    assert [row[2] for row in expected] == phases[kind]
+    assert expected[2] == phases[kind]
+
+
+def _each_match(names: list[str], kind: str) -> tuple[list[str], list[str], list[str]]:
+    """The names of ``kind`` among ``names``, their PE digits and phases:
+    each name matched on its own."""
+    pattern = _files._PATTERNS[kind]
+    found = [(n, m["pe"], m["phase"] or "") for n in names if (m := pattern.fullmatch(n))]
+    return [r[0] for r in found], [r[1] for r in found], [r[2] for r in found]
+
+
+# names of a run's folder, and near misses of the plain names
+_PIECES = {
+    "head": ["PE", "PE", "PE", "pe", "xPE", "P", ""],
+    "digits": ["0", "7", "12", "007", "65535", "", "x", "1a", "\u0661", "\u00b2", "1 ", "1\n2"],
+    "middle": ["", "", "", "_bfs", "_a_b", "_", "_send", "_PAPI", "_send.csv"],
+    "ending": [
+        "_send.csv",
+        "_send.csv",
+        "_PAPI.csv",
+        "_PAPI.csv",
+        "_send.dat",
+        "_papi.csv",
+        "_send.csvx",
+        "_send.csv.gz",
+        ".csv",
+        "_send.",
+        "",
+    ],
+}
+
+
+@pytest.mark.parametrize("kind", ["send", "papi"])
+@pytest.mark.parametrize("seed", range(40))
+def test_bulk_matching_of_a_folder_is_each_names_match(kind: str, seed: int) -> None:
+    """Folders mostly of plain names (``PE17_send.csv``: found by their own
+    search) with a few near misses mixed in (then by the full search): the
+    same columns as each name matched on its own, in order."""
+    rng = np.random.default_rng(seed)
+    plain = [f"PE{pe}{_files._PLAIN_ENDING[kind]}" for pe in rng.permutation(300)[:200]]
+    odd = [
+        "".join(str(rng.choice(_PIECES[part])) for part in ("head", "digits", "middle", "ending"))
+        for _ in range(int(rng.integers(0, 4)))
+    ]
+    names = sorted(set(plain + odd))
+    expected = _each_match(names, kind)
+    if "\n" not in "".join(names):  # (else each name is matched on its own)
+        assert _files._matched_names(names, kind) == expected
+        # decided without the full search, or left to it
+        assert _files._plain_names(names, "\n".join(names), kind) in (None, expected)
+    plain.sort()
+    assert _files._plain_names(plain, "\n".join(plain), kind) == _each_match(plain, kind)
+
+
+def test_plain_names_are_matched_without_the_full_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    names = sorted([f"PE{pe}_send.csv" for pe in range(1000)] + ["PE3_PAPI.csv", "overall.txt"])
+
+    class NoSearch:
+        def findall(self, text: str) -> list[tuple[str, str, str]]:
+            raise AssertionError("searched")
+
+    monkeypatch.setitem(_files._LINES, "send", NoSearch())
+    monkeypatch.setitem(_files._LINES, "papi", NoSearch())
+    assert _files._matched_names(names, "send") == _each_match(names, "send")
+    assert _files._matched_names(names, "papi") == (["PE3_PAPI.csv"], ["3"], [""])
+    with pytest.raises(AssertionError, match="searched"):  # a phase: searched
+        _files._matched_names([*names, "PE1_bfs_send.csv"], "send")
 
 
 def test_listed_files_make_their_path_when_asked(tmp_path: Path) -> None:
