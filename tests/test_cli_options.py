@@ -160,3 +160,27 @@ def test_figure_file_names_keep_phases_apart() -> None:
     assert FigureFiles.stem("logical", None, "heatmap") == "logical_heatmap"
     assert FigureFiles.stem("papi", "bfs", "bars") == "papi_bfs_bars"
     assert FigureFiles.stem("logical", "a b/c", "violin") == "logical_a_b_c_violin"
+
+
+def test_pes_window_draws_its_pes_and_a_window_beyond_them_is_a_usage_error(
+    tmp_path: Path,
+) -> None:
+    """``--pes A-B`` draws PEs A to B (the README's zoom into a block); a
+    window beyond the trace's PEs is an option that does not fit the data:
+    exit 2, the PEs there are named. The physical view's windows (API) too."""
+    from actorprof import physical_view
+    from actorprof.errors import UsageError
+
+    runner = CliRunner()
+    base = ["logical", str(EXAMPLES / "ig_8pe_2nodes/logical"), "--no-cache", "-j", "1"]
+    done = runner.invoke(main, [*base, "--pes", "2-5", "-o", str(tmp_path / "w")])
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "w" / "logical_heatmap_2_5.png").is_file()
+    for window, why in (("2-9", "beyond the trace's 8 PEs (0-7)"), ("5-2", "B must be >= A")):
+        done = runner.invoke(main, [*base, "--pes", window, "-o", str(tmp_path / "x")])
+        assert done.exit_code == 2, done.output
+        assert why in done.stderr and "Traceback" not in done.stderr
+    view = physical_view(EXAMPLES / "ig_8pe_2nodes/physical", pes_per_node=4)
+    assert len(view.heatmap_panels("nonblock_send", pes=(2, 5))) == 1
+    with pytest.raises(UsageError, match="beyond the trace's 8 PEs"):
+        view.heatmap_panels("nonblock_send", pes=(2, 9))

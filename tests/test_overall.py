@@ -315,8 +315,9 @@ def test_view_label_filter_seconds_and_repeats() -> None:
     assert pes["useful_s"].tolist() == [110 / 2e9, 170 / 2e9, 60 / 2e9]
     with pytest.raises(UsageError, match="labels found: 'Run 0', ''"):
         overall_view(MIXED, label="Run 1", report=ReadReport())
-    with pytest.raises(UsageError, match="cpu-ghz"):
-        overall_view(MIXED, cpu_ghz=0.0, report=ReadReport())
+    for absurd in (0.0, -1.0, float("inf"), float("nan"), 1e-300, 1e6):
+        with pytest.raises(UsageError, match="cpu-ghz"):
+            overall_view(MIXED, cpu_ghz=absurd, report=ReadReport())
     report = ReadReport()
     view = overall_view(PROBLEMS, report=report)
     s = view.summary()
@@ -356,6 +357,9 @@ def test_plot_time_stacked_absolute_relative_sorted() -> None:
     assert ax.get_ylabel() == "time per PE (seconds)"
     with pytest.raises(ValueError, match="lacks column"):
         plot_time_stacked(times.drop(columns="t_comm_cycles"), ax=Figure().subplots())
+    for absurd in (0.0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="cpu_ghz"):
+            plot_time_stacked(times, ax=Figure().subplots(), cpu_ghz=absurd)
 
 
 # --- CLI --------------------------------------------------------------------
@@ -408,8 +412,9 @@ def test_cli_errors(tmp_path: Path) -> None:
     noise.write_text("hello\n")
     code, _, err = run("overall", str(noise), "-o", str(tmp_path))
     assert code == 1 and "noise.txt: no profile line" in err and "Traceback" not in err
-    code, _, err = run("overall", str(MIXED), "--cpu-ghz", "0", "-o", str(tmp_path))
-    assert code == 2
+    for absurd in ("0", "inf", "nan", "1e-300"):
+        code, _, err = run("overall", str(MIXED), "--cpu-ghz", absurd, "-o", str(tmp_path))
+        assert code == 2 and "cpu-ghz" in err and "Traceback" not in err and "Warning" not in err
 
 
 def test_module_entry_point(tmp_path: Path) -> None:

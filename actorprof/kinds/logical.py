@@ -42,7 +42,7 @@ from ..analyze.matrix import (
     window_pairs,
 )
 from ..engine import Engine, SendTimes, reduce_logical
-from ..errors import ActorProfError
+from ..errors import ActorProfError, UsageError
 from ..read import ReadReport
 from ..write import keeps_tables
 from .logical_figures import (
@@ -156,9 +156,9 @@ class LogicalView(Summarized):
                 raise ValueError("a PE window is a PE-level view (level='pe')")
             first, last = pes
             if last >= self.num_pes:
-                raise ActorProfError(
+                raise UsageError(
                     f"PE window {first}-{last} is beyond the trace's {self.num_pes} PEs "
-                    f"(0-{self.num_pes - 1})"
+                    f"(0-{self.num_pes - 1}): choose --pes A-B within them"
                 )
             window = window_pairs(self.pairs, first, last, column)
             return [(window, f"PEs {first}-{last} (totals: within the window)")]

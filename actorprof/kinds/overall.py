@@ -33,9 +33,12 @@ from .overall_figures import stacked_figure, stacked_row
 if TYPE_CHECKING:
     from ..write import Sink
 
-__all__ = ["OverallView", "build_overall_view", "group_name", "overall_view"]
+__all__ = ["CPU_GHZ_RANGE", "OverallView", "build_overall_view", "group_name", "overall_view"]
 
 _PARTS = ("main", "comm", "proc", "total")
+#: What ``cpu_ghz`` may be (GHz): a CPU's frequency, not any positive float
+#: (``inf`` made every time 0 s; ``1e-300`` times beyond any axis).
+CPU_GHZ_RANGE = (0.01, 100.0)
 _MAX_CHECK_WARNINGS = 5
 _MAX_LISTED = 10
 
@@ -266,10 +269,15 @@ def build_overall_view(
     Raises
     ------
     UsageError
-        ``label`` is not in the profile, or ``cpu_ghz <= 0``.
+        ``label`` is not in the profile, or ``cpu_ghz`` is not in
+        :data:`CPU_GHZ_RANGE`.
     """
-    if cpu_ghz is not None and not cpu_ghz > 0:
-        raise UsageError(f"--cpu-ghz must be > 0, got {cpu_ghz}")
+    low, high = CPU_GHZ_RANGE
+    if cpu_ghz is not None and not low <= cpu_ghz <= high:  # (NaN too)
+        raise UsageError(
+            f"--cpu-ghz is the CPU's nominal (rdtsc) frequency in GHz, from {low:g} "
+            f"to {high:g}; got {cpu_ghz:g}"
+        )
     labels = list(dict.fromkeys(raw["label"].tolist()))
     if label is not None:
         if label not in labels:

@@ -179,9 +179,9 @@ class PhysicalView(Summarized):
         if pes is not None:
             first, last = pes
             if last >= self.num_pes:
-                raise ActorProfError(
+                raise UsageError(
                     f"PE window {first}-{last} is beyond the trace's {self.num_pes} PEs "
-                    f"(0-{self.num_pes - 1})"
+                    f"(0-{self.num_pes - 1}): choose a window within them"
                 )
             return [(window_pairs(pairs, first, last, column), f"PEs {first}-{last}")]
         if self.num_pes <= DENSE_MAX_PES:

@@ -220,7 +220,7 @@ def plot_time_stacked(
     Raises
     ------
     ValueError
-        Missing columns, no row, a negative time, or ``cpu_ghz <= 0``.
+        Missing columns, no row, a negative time, or ``cpu_ghz`` not finite and > 0.
 
     Examples
     --------
@@ -234,8 +234,8 @@ def plot_time_stacked(
     missing = [c for c in _TIME_PARTS.values() if c not in times]
     if missing:
         raise ValueError(f"times lacks column(s) {', '.join(missing)} (use time_breakdown())")
-    if cpu_ghz is not None and not cpu_ghz > 0:
-        raise ValueError(f"cpu_ghz must be > 0, got {cpu_ghz}")
+    if cpu_ghz is not None and not (np.isfinite(cpu_ghz) and cpu_ghz > 0):
+        raise ValueError(f"cpu_ghz must be a finite number > 0, got {cpu_ghz}")
     values, pes = _time_table(times, ids)
     unit = "cycles"
     totals = values.sum(axis=1)
