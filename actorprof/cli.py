@@ -1408,7 +1408,7 @@ def cache(cache_dir: Path | None, clear: bool) -> None:
     One entry per trace folder; the folder is kept under ACTORPROF_CACHE_MAX
     (default 1 GB) by removing the least recently used entries.
     """
-    from .engine.cache import TraceCache
+    from .engine.cache import TraceCache, cache_max_problem
 
     store = TraceCache(cache_dir)
     if clear:
@@ -1419,7 +1419,9 @@ def cache(cache_dir: Path | None, clear: bool) -> None:
     click.echo(f"folder: {info.folder}")
     click.echo(f"entries: {info.entries}")
     click.echo(f"size: {info.size_bytes / 1e6:,.1f} MB ({info.size_bytes:,} bytes)")
-    click.echo(f"cap: {info.max_bytes / 1e6:,.1f} MB (ACTORPROF_CACHE_MAX)")
+    problem = cache_max_problem()
+    source = f"default; {problem.split(': the')[0]}" if problem else "ACTORPROF_CACHE_MAX"
+    click.echo(f"cap: {info.max_bytes / 1e6:,.1f} MB ({source})")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -175,8 +175,32 @@ def test_parse_size() -> None:
     assert parse_size("500M") == 5 * 10**8
     assert parse_size("2GiB") == 2 * 2**30
     assert parse_size("123") == 123
-    with pytest.raises(ValueError):
-        parse_size("lots")
+    for bad in ("lots", "-5", "inf", "nan", "1e400"):
+        with pytest.raises(ValueError):
+            parse_size(bad)
+
+
+def test_a_cap_that_is_not_a_size_and_an_unwritable_folder_are_said(
+    tmp_path: Path, examples: Path
+) -> None:
+    """Neither is ignored silently: the cache command shows the default cap
+    and why; a read notes the cap, and an entry it could not write."""
+    trace = tmp_path / "run"
+    shutil.copytree(examples / "histo_4pe" / "logical", trace)
+    runner = CliRunner(env={"ACTORPROF_CACHE_MAX": "abc"})
+    shown = runner.invoke(main, ["cache", "--cache-dir", str(tmp_path / "c")])
+    assert "cap: 1,000.0 MB (default; ACTORPROF_CACHE_MAX='abc' is not a size" in shown.output
+    args = ["logical", str(trace), "-o", str(tmp_path / "o"), "-j", "1"]
+    done = runner.invoke(main, [*args, "--cache-dir", str(tmp_path / "c")])
+    assert done.exit_code == 0, done.output
+    assert "ACTORPROF_CACHE_MAX='abc' is not a size" in done.stderr
+    assert len(list((tmp_path / "c" / "logical").glob("*.npz"))) == 1  # under the default cap
+    (tmp_path / "c2").mkdir()
+    (tmp_path / "c2" / "logical").write_text("not a folder\n")  # where entries go
+    done = CliRunner().invoke(main, [*args, "--cache-dir", str(tmp_path / "c2")])
+    assert done.exit_code == 0, done.output
+    assert f"the cache entry could not be written in {tmp_path / 'c2' / 'logical'}" in done.stderr
+    assert "-q" not in args and "is not a size" not in done.stderr
 
 
 def test_workers_follow_slurm(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -48,6 +48,7 @@ __all__ = [
     "CacheInfo",
     "TraceCache",
     "cache_max_bytes",
+    "cache_max_problem",
     "default_cache_dir",
     "parse_size",
 ]
@@ -88,21 +89,35 @@ def parse_size(text: str) -> int:
         factor = (1024 if binary else 1000) ** (units.index(t[-1]) + 1)
         t = t[:-1]
     value = float(t)
-    if value < 0:
-        raise ValueError(f"{text!r}: a size cannot be negative")
+    if not 0 <= value < float("inf"):  # (NaN too)
+        raise ValueError(f"{text!r}: a size is a number of bytes >= 0")
     return int(value * factor)
 
 
 def cache_max_bytes() -> int:
     """The cap: ``$ACTORPROF_CACHE_MAX`` (e.g. ``500MB``, ``0`` to keep nothing)
-    or :data:`DEFAULT_CACHE_MAX`. A value that is not a size is ignored."""
+    or :data:`DEFAULT_CACHE_MAX`. A value that is not a size is not used
+    (:func:`cache_max_problem` says so)."""
     text = os.environ.get("ACTORPROF_CACHE_MAX")
-    if text:
-        try:
-            return parse_size(text)
-        except ValueError:
-            pass
+    if text and cache_max_problem() is None:
+        return parse_size(text)
     return DEFAULT_CACHE_MAX
+
+
+def cache_max_problem() -> str | None:
+    """Why ``$ACTORPROF_CACHE_MAX`` is not used as the cap (None: it is
+    unset, or a size): said where the cap is used, not ignored silently."""
+    text = os.environ.get("ACTORPROF_CACHE_MAX")
+    if not text:
+        return None
+    try:
+        parse_size(text)
+    except ValueError:
+        return (
+            f"ACTORPROF_CACHE_MAX={text!r} is not a size (e.g. 500MB, 2GiB, 0): the "
+            f"default cap of {DEFAULT_CACHE_MAX / 1e9:g} GB is used"
+        )
+    return None
 
 
 @dataclass(frozen=True)
@@ -295,8 +310,10 @@ class TraceCache:
     def write_entry(self, entry: Path, arrays: dict[str, np.ndarray], report: ReadReport) -> None:
         """Write ``arrays`` as the ``.npz`` ``entry`` (whole or not at all), then
         keep the cache under its cap; an entry larger than the cap alone is
-        not kept, and ``report`` notes it. Errors while writing are ignored:
-        it is a cache."""
+        not kept, and ``report`` notes it. Errors while writing are noted,
+        not raised: it is a cache."""
+        if (problem := cache_max_problem()) is not None:
+            report.note(problem)
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
@@ -307,7 +324,12 @@ class TraceCache:
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
                 raise
-        except OSError:
+        except OSError as exc:
+            report.note(
+                f"the cache entry could not be written in {entry.parent} "
+                f"({exc.strerror or exc}): the next run reads the trace again. A writable "
+                "folder: --cache-dir or ACTORPROF_CACHE_DIR; or --no-cache"
+            )
             return
         size = _size(entry)
         if entry in self.evict(keep=entry):
