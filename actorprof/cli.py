@@ -783,6 +783,9 @@ def export(
         )
         + "; open it in https://ui.perfetto.dev"
     )
+    untimed = int(view.timeline.untimed.sum())
+    if untimed:
+        console.warn(f"{untimed:,} messages have no timestamp (5-column lines): not exported")
 
 
 PAPI_EXAMPLE = """\b

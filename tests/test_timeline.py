@@ -185,12 +185,28 @@ def test_cli_timeline_and_export(examples: Path, tmp_path: Path) -> None:
     assert json.loads((tmp_path / "export_perfetto.json").read_text())["traceEvents"]
 
 
-def test_untimed_trace(data: Path, tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["timeline", str(data / "logical_dat"), "-o", str(tmp_path)])
-    assert result.exit_code == 0, result.stderr
-    assert "3 messages have no timestamp" in result.stderr
-    summary = json.loads((tmp_path / "timeline_summary.json").read_text())
-    assert summary["messages_timed"] == 0 and summary["start_epoch_s"] is None
+def test_untimed_trace(data: Path, examples: Path, tmp_path: Path) -> None:
+    """No message has a time: nothing to draw or export (its duration, peak
+    and last sends are unknown, not 0): exit 1, saying why; the report
+    reads the rest. Some untimed messages: said, by timeline and export."""
+    untimed = str(data / "logical_dat")
+    for command in ("timeline", "export"):
+        result = CliRunner().invoke(main, [command, untimed, "-o", str(tmp_path / command)])
+        assert result.exit_code == 1, result.output
+        assert f"{untimed}: none of its 3 messages has a send time" in result.stderr
+        assert not (tmp_path / command).exists() or not any((tmp_path / command).iterdir())
+    result = CliRunner().invoke(main, ["report", untimed, "-o", str(tmp_path / "r"), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert report["timeline"] is None and "has a send time" in report["errors"]["timeline"]
+    assert report["at_a_glance"]["messages"] == 3
+    some = tmp_path / "some"
+    some.mkdir()
+    (some / "PE0_send.csv").write_text("0, 0, 0, 1, 8\n0, 0, 0, 1, 8, 1721412345.000001\n")
+    for command in ("timeline", "export"):
+        result = CliRunner().invoke(main, [command, str(some), "-o", str(tmp_path / "s")])
+        assert result.exit_code == 0, result.output
+        assert "1 messages have no timestamp (5-column lines)" in result.stderr
 
 
 def test_export_with_papi_regions(examples: Path, tmp_path: Path) -> None:

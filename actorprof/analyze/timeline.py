@@ -172,6 +172,11 @@ class TimelineAccumulator:
     def num_outliers(self) -> int:
         return sum(self._outliers.values())
 
+    @property
+    def num_untimed(self) -> int:
+        """Messages added without a time (5-column lines)."""
+        return sum(self._untimed.values())
+
     def add(self, frame: pd.DataFrame, *, pe_column: str = "src_pe") -> None:
         """Add a chunk with ``time_s`` and ``pe_column`` (not modified).
 

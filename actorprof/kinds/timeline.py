@@ -35,7 +35,7 @@ from ..analyze.timeline import (
 )
 from ..engine import Engine, SendTimes
 from ..engine.timeline import reduce_times
-from ..errors import ActorProfError
+from ..errors import ActorProfError, TraceFormatError
 from ..read import ReadReport, find_pe_files
 from ..read.logical import logical_files
 from .timeline_figures import TimelineBins, rate_figure, timeline_bins
@@ -269,6 +269,13 @@ def timeline_view(
         del acc  # in the total now: not held beside its table
         if not name and found.keys() - {""}:
             report.notes = [n for n in report.notes if "other phases here" not in n]
+    if total.span()[2] == 0 and total.num_untimed:  # nothing to draw or export
+        raise TraceFormatError(
+            f"none of its {total.num_untimed:,} messages has a send time (5-column "
+            "lines, without time_s): a timeline needs the 6th column. Trace with an "
+            "ActorProf build that writes it; `actorprof logical` shows who sent what",
+            path=str(path),
+        )
     # the read's garbage (each unit's cells, reports and extremes) given back
     # before the table is made: the table is the view's peak
     release_memory()
