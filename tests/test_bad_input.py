@@ -73,19 +73,28 @@ def each_logical_command(
     *extra: str,
     code: int = 0,
     absent: list[str] | None = None,
+    inferred_missing: str | None = None,
 ) -> list[Row]:
-    """The same outcome through logical, timeline and export (which writes no accounting)."""
-    return [
-        Row(
-            f"{command}-{case}{'-' + '-'.join(extra) if extra else ''}",
-            argv(command, case, *extra),
-            code,
-            stderr,
-            None if command == "export" else counts,
-            absent or [],
+    """The same outcome through logical, timeline and export (which writes no
+    accounting). ``inferred_missing``: the warning of missing PE files that
+    ``logical`` gives without --num-pes: it infers the run's PEs from the
+    PE ids sent to as well (the timeline's PEs are the senders)."""
+    rows = []
+    for command in ("logical", "timeline", "export"):
+        said, unsaid = stderr, absent or []
+        if inferred_missing is not None and command == "logical":
+            said, unsaid = [*stderr, inferred_missing], [a for a in unsaid if a != "warning"]
+        rows.append(
+            Row(
+                f"{command}-{case}{'-' + '-'.join(extra) if extra else ''}",
+                argv(command, case, *extra),
+                code,
+                said,
+                None if command == "export" else counts,
+                unsaid,
+            )
         )
-        for command in ("logical", "timeline", "export")
-    ]
+    return rows
 
 
 P0_OK = (2, 0, {})  # the two good lines of the logical corpus files
@@ -144,6 +153,9 @@ ROWS: list[Row] = [
         {"PE0_send.csv": (3, 1, {}), "PE1_send.csv": P0_OK},
         [],
         absent=["warning"],
+        inferred_missing="warning: 2 of 4 PE files missing: PE 2-3 (counted as PEs that wrote "
+        "nothing; the run's 4 PEs were inferred from the file names and PE ids: were files "
+        "deleted?)",
     ),
     *each_logical_command(
         "logical_columns",
@@ -199,7 +211,11 @@ ROWS: list[Row] = [
         ],
     ),
     *each_logical_command(
-        "logical_pe_beyond", {"PE0_send.csv": P0_OK, "PE1_send.csv": P0_OK}, [], absent=["warning"]
+        "logical_pe_beyond",
+        {"PE0_send.csv": P0_OK, "PE1_send.csv": P0_OK},
+        [],
+        absent=["warning"],
+        inferred_missing="warning: 6 of 8 PE files missing: PE 2-7",
     ),
     # a PE id beyond --num-pes is a skipped line (file:line), not the end of the run
     *each_logical_command(
@@ -327,6 +343,7 @@ ROWS: list[Row] = [
         {"PE0_send.csv": (8, 1, {}), "PE1_send.csv": (4, 0, {})},
         [],
         absent=["warning"],
+        inferred_missing="warning: 2 of 4 PE files missing: PE 2-3",
     ),
     *each_logical_command(
         "logical_gzip",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -389,3 +390,42 @@ def test_compressed_names_found_among_many() -> None:
     odd = ["PE1_send.csv.gz\nx", "PE2_send.csv.xz", "PE3_send.csv.bz2", "PE3.gz", "PE4_PAPI.csv.gz"]
     assert _files.compressed_pe_names(odd, "send") == ["PE2_send.csv.xz", "PE3_send.csv.bz2"]
     assert _files.compressed_pe_names(odd, "papi") == ["PE4_PAPI.csv.gz"]
+
+
+def test_missing_pe_files_are_said_when_the_pe_count_is_inferred(
+    tmp_path: Path, examples: Path
+) -> None:
+    """Without --num-pes, a PE below the inferred count without a file (a
+    gap in the names, a PE others sent to) is warned as below a given count;
+    what stands where its file would be (a folder, a dangling link) is
+    named: the listing reads regular files only."""
+    from click.testing import CliRunner
+
+    from actorprof import papi_view
+    from actorprof.cli import main
+
+    run = tmp_path / "run"
+    run.mkdir()
+    for pe in (0, 2):
+        lines = (examples / "histo_4pe/logical" / f"PE{pe}_send.csv").read_text().splitlines()
+        (run / f"PE{pe}_send.csv").write_text("\n".join(lines[:50]) + "\n")
+    (run / "PE1_send.csv").mkdir()
+    (run / "PE3_send.csv").symlink_to(tmp_path / "gone")
+    done = CliRunner().invoke(main, ["logical", str(run), "-o", str(tmp_path / "o"), "-j", "1"])
+    assert done.exit_code == 0, done.output
+    assert (
+        "warning: 2 of 4 PE files missing: PE 1, 3 (counted as PEs that wrote nothing; the "
+        "run's 4 PEs were inferred from the file names and PE ids: were files deleted?); "
+        "PE1_send.csv is a folder, not a file: not read; PE3_send.csv is a dangling symbolic "
+        "link, not a file: not read"
+    ) in done.stderr
+    summary = json.loads((tmp_path / "o" / "logical_summary.json").read_text())
+    assert summary["missing_pes"] == [1, 3]
+    papi = tmp_path / "papi"
+    papi.mkdir()
+    for pe in (0, 2, 3):
+        shutil.copy(examples / "histo_4pe/papi" / f"PE{pe}_PAPI.csv", papi)
+    report = ReadReport()
+    papi_view(papi, report=report)
+    assert report.missing_pes == [1]
+    assert any("1 of 4 PE files missing: PE 1 " in w for w in report.warnings)

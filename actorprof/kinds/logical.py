@@ -43,7 +43,7 @@ from ..analyze.matrix import (
 )
 from ..engine import Engine, SendTimes, reduce_logical
 from ..errors import ActorProfError, UsageError
-from ..read import ReadReport
+from ..read import ReadReport, note_missing_pe_files
 from ..write import keeps_tables
 from .logical_figures import (
     heatmap_figure,
@@ -429,6 +429,7 @@ def view_from_accumulator(
             f"inferred --num-pes {mats.num_pes} from the file names and PE ids "
             "(pass --num-pes to check the trace against the run)"
         )
+        note_missing_pe_files(report, mats.num_pes)
     else:
         mats = acc.result(num_pes)
         report.num_pes = num_pes

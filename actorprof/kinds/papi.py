@@ -30,7 +30,7 @@ from ..analyze.breakdown import (
     zero_counters,
 )
 from ..analyze.imbalance import imbalance
-from ..read import ReadReport
+from ..read import ReadReport, note_missing_pe_files
 from ..read.papi import check_counter_names, iter_papi
 from ..schema import MAIN_MAILBOX
 from ..write import keeps_tables
@@ -315,6 +315,7 @@ def _view(
             f"inferred --num-pes {n} from the file names and PE ids "
             "(pass --num-pes to check the trace against the run)"
         )
+        note_missing_pe_files(report, n)
     else:
         n = num_pes
         report.num_pes = num_pes

@@ -18,10 +18,12 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, NoReturn, cast
 
+import numpy as np
+
 from .._text import format_ranges, printable_name
 from ..errors import NoTraceError, TraceFormatError, UsageError
 from . import _kept
-from ._report import ReadReport
+from ._report import FileColumns, ReadReport
 
 __all__ = [
     "FileStat",
@@ -33,6 +35,7 @@ __all__ = [
     "format_ranges",
     "has_pe_files",
     "list_folder",
+    "note_missing_pe_files",
     "pe_file_phases",
     "pe_trace_files",
     "select_phase",
@@ -737,17 +740,98 @@ def check_pe_files(files: list[TraceFile], num_pes: int | None, report: ReadRepo
             "its lines are read, and those naming PE ids beyond are skipped. Is --num-pes "
             "the run's real PE count?",
         )
-    present = {f.pe for f in files}
-    missing = [pe for pe in range(num_pes) if pe not in present]
-    if missing:
-        report.missing_pes = missing
-        phase = files[0].phase if files else None
-        where = f"phase {phase}: " if phase else ""
-        _warn(
-            report,
-            f"{where}{len(missing)} of {num_pes} PE files missing: PE {format_ranges(missing)} "
-            "(counted as PEs that wrote nothing; were they deleted or is --num-pes wrong?)",
-        )
+    folder = files[0].path.parent if files else None
+    phase = files[0].phase if files else None
+    _note_missing([f.pe for f in files], num_pes, report, folder, phase, inferred=False)
+
+
+def note_missing_pe_files(report: ReadReport, num_pes: int) -> None:
+    """After a read inferred ``num_pes`` (no ``--num-pes``): the PEs below
+    it without a file, warned as :func:`check_pe_files` warns of those below
+    a given count (files PE0, PE1 and PE3, or a PE 3 other PEs sent to)."""
+    first = next(iter(report.file_accounts()), None)
+    if first is None:
+        return
+    path = first.paths[0] if isinstance(first, FileColumns) else first.path
+    kind = "papi" if report.kind == "papi" else "send"
+    folder = Path(path).parent
+    _note_missing(
+        report.file_pes(), num_pes, report, folder, report.phase, inferred=True, kind=kind
+    )
+
+
+def _note_missing(
+    pes: Sequence[int | None],
+    num_pes: int,
+    report: ReadReport,
+    folder: Path | None,
+    phase: str | None,
+    *,
+    inferred: bool,
+    kind: str = "send",
+) -> None:
+    """Record and warn of the PEs below ``num_pes`` without a file; name what
+    is where the file of such a PE would be (a folder, a dangling link: the
+    listing leaves out all but regular files)."""
+    present = np.unique(np.array([pe for pe in pes if pe is not None], dtype=np.int64))
+    missing = np.setdiff1d(np.arange(num_pes, dtype=np.int64), present).tolist()
+    if not missing:
+        return
+    report.missing_pes = missing
+    where = f"phase {phase}: " if phase else ""
+    why = (
+        f"the run's {num_pes} PEs were inferred from the file names and PE ids: were files deleted?"
+        if inferred
+        else "were they deleted or is --num-pes wrong?"
+    )
+    unread = [] if folder is None else _not_files(folder, kind, phase, missing[:_LOOKED_AT])
+    _warn(
+        report,
+        f"{where}{len(missing)} of {num_pes} PE files missing: PE {format_ranges(missing)} "
+        f"(counted as PEs that wrote nothing; {why})"
+        + "".join(f"; {name} is {what}, not a file: not read" for name, what in unread),
+    )
+
+
+#: Missing PEs whose would-be file is looked at (one lstat each).
+_LOOKED_AT = 100
+
+
+def _not_files(folder: Path, kind: str, phase: str | None, pes: list[int]) -> list[tuple[str, str]]:
+    """(name, what it is) of each of ``pes``' would-be files (current naming)
+    that is there but no regular file, at most 3."""
+    ending = _PLAIN_ENDING[kind]
+    found = []
+    for pe in pes:
+        name = f"PE{pe}_{phase}{ending}" if phase else f"PE{pe}{ending}"
+        what = _what_is(folder / name)
+        if what is not None:
+            found.append((name, what))
+            if len(found) == 3:
+                break
+    return found
+
+
+def _what_is(path: Path) -> str | None:
+    """What ``path`` is when it is there and no regular file (None otherwise)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISLNK(mode):
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            return "a dangling symbolic link"
+        except OSError as exc:
+            return f"a symbolic link that cannot be followed ({exc.strerror})"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    return "a device or socket"
 
 
 def pe_trace_files(
