@@ -50,6 +50,7 @@ from actorprof import (
 )
 from actorprof.cli import main
 from actorprof.errors import ActorProfError, NoTraceError, TraceFormatError, UsageError
+from actorprof.read.overall import BAD_PE_TAG
 from actorprof.schema import OVERALL_COLUMNS, TIME_COLUMNS
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -161,6 +162,74 @@ def test_grammar_variants(tmp_path: Path) -> None:
     report = ReadReport()
     df = read_overall(path, report=report)
     assert df["t_wait_cycles"].isna().all() and report.files[0].lines_skipped == 1
+
+
+#: One PE's complete block (the numbers of ``Run 0`` PE 0 of the mixed fixture).
+BLOCK = [
+    "T_inside_finish (start - done): 1000 cycles",
+    "T_wait (done - finish): 500 cycles",
+    "T_outside_finish (start - finish): 1500 cycles",
+    "T_sends (count=10): 300 cycles",
+    "T_send_in_process (count=0): 0 cycles",
+    "T_process (count=12): 120 cycles",
+    "TCOMM_PROFILING (T_MAIN, T_COMM, T_PROC, T_TOTAL), 700, 680, 120, 1500",
+    "TCOMM_PROFILING (T_MAIN/T_TOTAL, T_COMM/T_TOTAL, T_PROC/T_TOTAL), 0.466667, 0.453333, 0.08",
+]
+
+
+@pytest.mark.parametrize("tag", ["[PE-1]", "[PE 1]", "[pe1]", "[PE+1]", "[PE1x]", "[PE\u0661]"])
+def test_a_malformed_pe_tag_is_a_skipped_profile_line(tmp_path: Path, tag: str) -> None:
+    """The highest PE's block with a damaged tag: named and counted, not lost
+    among the program output (no missing-PE warning would say it either)."""
+    lines = ["Running histo on 2 PEs", *(f"histo [PE0] {b}" for b in BLOCK)]
+    lines += [f"histo {tag} {b}" for b in BLOCK]
+    path = tmp_path / "overall.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = ReadReport()
+    df = read_overall(path, report=report)
+    assert df["pe"].tolist() == [0] and df["profile_lines"].tolist() == [8]
+    (f,) = report.files
+    assert f.skipped == {"program output": 1, BAD_PE_TAG: 8}
+    assert report.warnings[:2] == [
+        f"{path}:{n}: malformed profile line (PE tag {tag!r} is not [PE<digits>]) "
+        f"skipped: {lines[n - 1]!r}"
+        for n in (10, 11)
+    ]
+    assert report.warnings[5:] == [f"{path}: 3 more profile line(s) skipped"]
+
+
+def test_program_output_with_brackets_stays_program_output(tmp_path: Path) -> None:
+    output = [
+        "[PE1] hello from the user program",  # the shipped fixtures' output
+        "Phase 2 [done]",
+        "[INFO] T_wait (done - finish): 5 cycles",  # a tag, but not a PE's
+        "[pe1] T_waiting for input",  # no body name
+        "[PE-1] T_wait: soon",  # a body name, but not a profile body
+        "[PE 2] TCOMM_PROFILING rocks",
+        "x ] T_process done",
+    ]
+    path = tmp_path / "overall.txt"
+    path.write_text("\n".join([f"h [PE0] {b}" for b in BLOCK] + output) + "\n")
+    report = ReadReport()
+    df = read_overall(path, report=report)
+    assert df["pe"].tolist() == [0] and df["profile_lines"].tolist() == [8]
+    assert report.files[0].skipped == {"program output": len(output)}
+    assert report.warnings == []
+
+
+def test_a_bom_at_the_start_is_ignored(tmp_path: Path) -> None:
+    """A byte order mark glued to the first label split PE 0 over two labels."""
+    text = "".join(f"histo [PE{pe}] {b}\n" for pe in (0, 1) for b in BLOCK)
+    plain = tmp_path / "plain.txt"
+    plain.write_text(text)
+    marked = tmp_path / "overall.txt"
+    marked.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    report = ReadReport()
+    df = read_overall(marked, report=report)
+    assert_frame_equal(df, read_overall(plain, report=ReadReport()), check_exact=True)
+    assert df["label"].tolist() == ["histo", "histo"] and report.warnings == []
+    (f,) = report.files
+    assert (f.lines_read, f.lines_skipped, f.bytes_read) == (16, 0, len(text) + 3)
 
 
 @settings(max_examples=60, deadline=None)
@@ -385,6 +454,21 @@ def test_cli_real_example(tmp_path: Path) -> None:
     assert summary["labels"] == ["histo"]
     assert summary["groups"][0]["totals"]["t_main_cycles"] == 63769349
     assert summary["options"] == {"label": None, "sort": "pe", "cpu_ghz": None}
+
+
+def test_cli_names_the_lines_of_a_malformed_pe_tag(tmp_path: Path) -> None:
+    """The shipped example with PE 3's tag damaged: its 8 lines are named
+    with file and line, not added to the 6 of program output."""
+    trace = tmp_path / "Ov2" / "overall.txt"
+    trace.parent.mkdir()
+    trace.write_text((REAL / "overall.txt").read_text().replace("[PE3]", "[PE-3]"))
+    code, _, err = run("overall", str(trace.parent), "--num-pes", "4", "-o", str(tmp_path))
+    assert code == 0, err
+    assert f"{trace}:22: malformed profile line (PE tag '[PE-3]' is not [PE<digits>])" in err
+    assert "6 line(s) of program output (not profile lines) ignored" in err
+    assert "'histo': 1 of 4 PEs have no profile lines: PE 3" in err
+    summary = json.loads((tmp_path / "overall_summary.json").read_text())
+    assert summary["files"][0]["skipped_by_reason"] == {"program output": 6, BAD_PE_TAG: 8}
 
 
 def test_cli_mixed_options(tmp_path: Path) -> None:

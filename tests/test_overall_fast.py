@@ -50,6 +50,10 @@ NOISE = [
     "a[b [PE0] T_wait (done - finish): 8 cycles",
     "d [PE00] TCOMM_PROFILING (T_MAIN/T_TOTAL, T_COMM/T_TOTAL, T_PROC/T_TOTAL), 1., .5, -0.25",
     "nul\x00here",
+    "e [pe1] T_wait (done - finish): 9 cycles",  # a malformed PE tag without "[PE"
+    "f [PE-2] T_process (count=1): 2 cycles",
+    "[INFO] T_wait (done - finish): 9 cycles",  # program output: not a PE tag
+    "g ] T_sends went fine",
 ]
 
 
@@ -201,6 +205,36 @@ def test_canonical_blocks_take_the_fast_route(
     assert len(frame) == len(exact[0]) and report.files[0].lines_blank == 2
     with pytest.raises(AssertionError, match="one by one"):
         read_overall(path, block_bytes=1024, num_pes=39)  # the reference raises
+
+
+@pytest.mark.parametrize("tag", ["[pe3]", "[PE-3]", "[PE 3]", "[PE\u0663]", "[ Pe3 ]"])
+@pytest.mark.parametrize("block", [256, 1 << 20])
+def test_routes_agree_on_malformed_pe_tags(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tag: str, block: int
+) -> None:
+    """A block of canonical lines holding one with a damaged tag (even one
+    without ``[PE``) goes to the reference, which skips the line by name."""
+    text = profile(random.Random(11), noise=0.0, labels=2, pes=4)
+    path = tmp_path / "overall.txt"
+    path.write_text("out [INFO] x\n" + text.replace("[PE3]", tag), encoding="utf-8")
+    fast, exact = both(path, monkeypatch, block_bytes=block)
+    pd.testing.assert_frame_equal(fast[0], exact[0], check_exact=True)
+    assert fast[1:] == exact[1:]
+    assert set(fast[0]["pe"]) == {0, 1, 2}
+    assert fast[1][3] == {overall.PROGRAM_OUTPUT: 1, overall.BAD_PE_TAG: text.count("[PE3]")}
+
+
+@pytest.mark.parametrize("block", [16, 256, 1 << 20])
+def test_routes_ignore_a_bom_at_the_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    text = profile(random.Random(13), noise=0.0, labels=1, pes=4)
+    path = tmp_path / "overall.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    fast, exact = both(path, monkeypatch, block_bytes=block)
+    pd.testing.assert_frame_equal(fast[0], exact[0], check_exact=True)
+    assert fast[1:] == exact[1:] and fast[3] == []
+    assert set(fast[0]["label"]) == {"histo"} and fast[1][3] == {}
 
 
 def test_first_output_lines_keep_their_numbers(

@@ -7,6 +7,7 @@ actorprof's own, naming the file (and the line when one line is to blame).
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from actorprof import ActorProfError, ReadReport, TraceFormatError, read_overall
+from actorprof.read.overall import BAD_PE_TAG, CUT_LINE, PE_BEYOND
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -100,3 +102,31 @@ def profiles(draw: st.DrawFn) -> bytes:
 @given(profiles(), st.one_of(st.none(), st.integers(1, 10)))
 def test_profile_like_text(data: bytes, num_pes: int | None) -> None:
     read(data, num_pes)
+
+
+#: Tag text after ``[PE``: anything but brackets, line ends, NUL and escapes
+#: (those have reasons of their own).
+TAGS = st.text(st.characters(exclude_characters="[]\n\r\x00\x1b", exclude_categories=["Cs"]))
+
+
+@SETTINGS
+@given(TAGS, st.sampled_from(NAMES[:9]), st.booleans())
+def test_a_profile_line_is_never_program_output_whatever_its_pe_tag(
+    tag: str, body: str, ended: bool
+) -> None:
+    """``[PE<tag>]`` before a whole profile body: the line is read (``<tag>``
+    ASCII digits), or skipped under a reason that names it, never program output."""
+    line = f"h [PE{tag}] " + body.format(a=5, b=7, f="0.500000")
+    data = f"h [PE0] T_wait (done - finish): 1 cycles\n{line}".encode() + b"\n" * ended
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "overall.txt"
+        path.write_bytes(data)
+        report = ReadReport()
+        read_overall(path, report=report)
+    (f,) = report.files
+    assert "program output" not in f.skipped
+    if re.fullmatch("[0-9]+", tag):
+        assert f.lines_read == 2 or f.skipped.keys() <= {PE_BEYOND, CUT_LINE}
+    else:
+        assert f.skipped == {BAD_PE_TAG: 1}
+        assert f"{path}:2: malformed profile line (PE tag " in report.warnings[0]

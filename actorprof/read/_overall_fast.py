@@ -12,7 +12,10 @@ exactly (one blank between tokens, ``cycles`` written, ``\\r`` only before
 the line end), its label is printable ASCII without ``[``, its PE id is below
 the cap and ``--num-pes``, and its numbers are in range; any NUL or escape
 byte declines the block. Lines without ``[PE`` are blank lines or program
-output, counted (their first examples kept) here too.
+output, counted (their first examples kept) here too, unless
+:func:`maybe_profile_line` says one could be a profile line with a malformed
+PE tag (``[pe3]``): that declines the block, and the line-by-line reader
+decides.
 
 :class:`Records` keeps the profile lines read (by either route) as columns in
 file order, and makes the frame at the end with the same rules as the
@@ -22,6 +25,7 @@ compares the two routes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -35,10 +39,31 @@ from ..schema import (
     OVERALL_FRAC_COLUMNS,
 )
 
-__all__ = ["LINE_KINDS", "PE_LIMIT", "FastBlock", "Records", "canonical_block"]
+__all__ = [
+    "BODY_WORDS",
+    "LINE_KINDS",
+    "PE_LIMIT",
+    "FastBlock",
+    "Records",
+    "canonical_block",
+    "maybe_profile_line",
+]
 
 #: PE ids a profile line may name without --num-pes (the --num-pes cap).
 PE_LIMIT = 1 << 20
+
+#: The names a profile line's body starts with (after ``<label> [PE<i>] ``).
+BODY_WORDS = (
+    "T_inside_finish",
+    "T_wait",
+    "T_outside_finish",
+    "T_sends",
+    "T_send_in_process",
+    "T_process",
+    "T_TOTAL",
+    "TCOMM_PROFILING",
+)
+_BODY_WORD = re.compile(b"|".join(re.escape(word.encode()) for word in BODY_WORDS))
 
 #: Line kind -> the frame columns it fills, in order of its numbers.
 LINE_KINDS: dict[str, tuple[str, ...]] = {
@@ -169,10 +194,26 @@ def canonical_block(
         if not raw.strip():
             out.blank += 1
             continue
+        if maybe_profile_line(raw):
+            return None
         out.output += 1
         if len(out.examples) < shown:
             out.examples.append((first_line + index, shown_text(raw)))
     return out
+
+
+def maybe_profile_line(line: bytes) -> bool:
+    """Could ``line``, which holds no ``[PE``, still be a profile line whose
+    PE tag is malformed (``[pe3]``, ``[PE 3]``)? True when a ``]`` is
+    followed, anywhere after, by a body name.
+
+    Looser than the line-by-line reader's own test, so that both routes send
+    every such line to that one test and never count it as program output
+    on their own; a search, not a pattern with ``.*``, so that a line of a
+    million ``]`` is still read in linear time.
+    """
+    close = line.find(b"]")
+    return close >= 0 and _BODY_WORD.search(line, close) is not None
 
 
 def _trimmed_ends(

@@ -19,9 +19,11 @@ The label is everything before ``[PE<i>]``, blanks stripped; it may be empty
 or contain blanks. The parenthesised text after the three ``T_*finish``/
 ``T_wait`` names is not checked. Lines of different PEs and labels may
 interleave in any order. A line whose body starts with one of those names
-but does not match is a *malformed profile line*; any other line is *program
-output*. Both are counted (as skipped lines, by reason), neither is an error;
-a file without a single profile line is.
+but does not match is a *malformed profile line*, and so is a whole profile
+line but for a PE tag that starts with ``PE`` and is not ``[PE<digits>]``
+(``[PE-3]``, ``[pe3]``); any other line is *program output*. Both are
+counted (as skipped lines, by reason), neither is an error; a file without a
+single profile line is. A UTF-8 byte order mark starting the file is dropped.
 
 Rows are keyed by (label, run, pe). ``run`` numbers the repetitions of the
 same label: when a (label, PE) gets a line kind it already has, a new run
@@ -41,6 +43,7 @@ from __future__ import annotations
 import math
 import re
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -59,11 +62,19 @@ from ..schema import (
     OVERALL_KEY_COLUMNS,
 )
 from ._files import stdout_file
-from ._overall_fast import LINE_KINDS, PE_LIMIT, Records, canonical_block
+from ._overall_fast import (
+    BODY_WORDS,
+    LINE_KINDS,
+    PE_LIMIT,
+    Records,
+    canonical_block,
+    maybe_profile_line,
+)
 from ._report import MAX_EXAMPLES_PER_REASON, MAX_TEXT, FileReport, ReadReport
 from ._scan import DEFAULT_BLOCK_BYTES, NUL_BYTES, PE_LIMIT_PREFIX, line_blocks, shown_text
 
 __all__ = [
+    "BAD_PE_TAG",
     "CUT_LINE",
     "LINE_KINDS",
     "MALFORMED",
@@ -80,6 +91,7 @@ __all__ = [
 
 PROGRAM_OUTPUT = "program output"
 MALFORMED = "malformed profile line"
+BAD_PE_TAG = f"{MALFORMED} (PE tag not [PE<digits>])"
 CUT_LINE = "last line cut (no line end; the job was probably killed)"
 TOO_LARGE = "number too large"
 PE_BEYOND = (
@@ -90,10 +102,12 @@ _INT = r"([+-]?[0-9]+)"
 _NUM = r"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
 _CYCLES = r"\s*(?:cycles)?"
 _LINE = re.compile(r"(?P<label>.*?)\[PE(?P<pe>[0-9]+)\]\s*(?P<body>.*?)\s*")
-_WORD = re.compile(
-    r"(?:T_inside_finish|T_wait|T_outside_finish|T_sends|T_send_in_process|T_process"
-    r"|T_TOTAL|TCOMM_PROFILING)\b"
-)
+_WORD = re.compile(rf"(?:{'|'.join(BODY_WORDS)})\b")
+#: A PE tag that is not ``[PE<digits>]`` but starts with ``PE`` (any case),
+#: right before a body name: ``[PE-3]``, ``[PE 3]``, ``[pe3]``, ``[PE٣]``.
+_BAD_TAG = re.compile(rf"(?P<tag>\[\s*(?i:pe)[^\[\]]*\])\s*(?={_WORD.pattern})")
+_MAX_TAG = 40
+_BOM = b"\xef\xbb\xbf"
 _TIME = {
     name: re.compile(rf"{name}\b[^:]*:\s*{_INT}{_CYCLES}")
     for name in ("T_inside_finish", "T_wait", "T_outside_finish")
@@ -190,6 +204,22 @@ def _parse_body(body: str) -> tuple[str, tuple[object, ...]] | None:
     if names == _TCOMM_FRACS and len(values) == 3 and all(map(_FRAC_VALUE.fullmatch, values)):
         return "tcomm_fracs", tuple(float(v) for v in values)
     return None
+
+
+def _bad_pe_tag(text: str) -> str | None:
+    """The PE tag of a line that is a profile line in all but that tag, else None.
+
+    Such a line is the runtime's, damaged (``[PE-3]``, ``[pe3]``, ``[PE٣]``):
+    hidden among the program output, a PE would vanish without a word (and,
+    being the highest, without even a missing-PE warning). The rest of the
+    line must be a whole profile body, numbers included, after a bracketed
+    tag starting with ``PE``: program output with brackets (``[PE1] hello``,
+    ``[INFO] T_wait done``) stays program output.
+    """
+    m = _BAD_TAG.search(text)
+    if m is None or _parse_body(text[m.end() :].rstrip()) is None:
+        return None
+    return m["tag"]
 
 
 def _too_large(kind: str, numbers: tuple[object, ...]) -> str | None:
@@ -338,7 +368,7 @@ def _scan(
     number = 0
     try:
         with open(path, "rb") as handle:
-            for block, last in line_blocks(handle, file_report, block_bytes):
+            for block, last in _without_bom(line_blocks(handle, file_report, block_bytes)):
                 if isinstance(rows, Records) and not last and len(block) >= _FAST_MIN_BYTES:
                     fast = canonical_block(
                         block, number + 1, rows.labels, num_pes, MAX_EXAMPLES_PER_REASON, shown_text
@@ -361,6 +391,22 @@ def _scan(
     return rows, problems
 
 
+def _without_bom(blocks: Iterator[tuple[bytes, bool]]) -> Iterator[tuple[bytes, bool]]:
+    """``blocks`` without the UTF-8 byte order mark that may start the file.
+
+    An editor or a Windows tool may add one; kept, it would glue itself to
+    the first label (``'\\ufeffhisto'``, a second label splitting PE 0).
+    Dropped before either route sees the bytes, so both read the same lines.
+    """
+    first = True
+    for block, last in blocks:
+        if first and block.startswith(_BOM):
+            block = block[len(_BOM) :]
+        first = False
+        if block:
+            yield block, last
+
+
 def _scan_line(
     raw: bytes,
     number: int,
@@ -375,7 +421,7 @@ def _scan_line(
     if not raw.strip():
         file_report.lines_blank += 1
         return
-    if b"[PE" not in raw:  # most of a stdout: no need to decode it
+    if b"[PE" not in raw and not maybe_profile_line(raw):  # most of a stdout: not decoded
         if b"\x00" in raw:  # NUL bytes are no one's output: never-written data
             text = shown_text(raw)
             file_report.skip(number, NUL_BYTES, text)
@@ -384,12 +430,17 @@ def _scan_line(
             file_report.skip(number, PROGRAM_OUTPUT, shown_text(raw))
         return
     text = raw.decode("utf-8", "replace")
-    match = _LINE.fullmatch(_visible(text))
+    visible = _visible(text)
+    match = _LINE.fullmatch(visible)
     word = _WORD.match(match["body"]) if match else None
     if match is None or word is None:
         if "\x00" in text:
             file_report.skip(number, NUL_BYTES, text)
             problems.add(number, NUL_BYTES, text)
+        elif (tag := _bad_pe_tag(visible)) is not None:
+            shown = tag if len(tag) <= _MAX_TAG else tag[:_MAX_TAG] + "..."
+            file_report.skip(number, BAD_PE_TAG, text)
+            problems.add(number, f"{MALFORMED} (PE tag {shown!r} is not [PE<digits>])", text)
         else:
             file_report.skip(number, PROGRAM_OUTPUT, text)
         return
