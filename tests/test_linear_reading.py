@@ -79,8 +79,11 @@ def test_every_reader_on_a_nul_file(
     }[reader]
     with pytest.raises(TraceFormatError, match="NUL"):
         read(tmp_path / name, report=ReadReport())  # type: ignore[operator]
-    assert work.searched <= 2 * size  # PAPI also sniffs the head
-    assert work.joined <= size
+    # PAPI also sniffs the head; without --num-pes, the plain physical reader
+    # reads the file twice (its first pass finds PE ids far beyond the others)
+    passes = 2 if reader == "physical" else 1
+    assert work.searched <= 2 * passes * size
+    assert work.joined <= passes * size
 
 
 def test_overall_is_read_in_blocks_with_identical_results(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from actorprof.engine import physical as physical_engine
 from actorprof.read import FileReport
 from actorprof.read._fastscan import BlockBuffer
 from actorprof.read._physical_lines import Lines, count_lines, new_line_keys
-from actorprof.read.physical import PhysicalScan
+from actorprof.read.physical import PhysicalScan, stray_pes
 
 FIELDS = ("links", "calls", "nbytes", "max_bytes", "sized_links", "sizes", "sized_calls")
 
@@ -164,6 +164,36 @@ def test_pe_beyond_num_pes_names_the_same_line(tmp_path: Path) -> None:
         messages.append(str(info.value))
     assert messages[0] == messages[1]
     assert ":322" in messages[0] and "dst_pe 9" in messages[0]
+
+
+@pytest.mark.parametrize("block_bytes", [64, 4096, 1 << 19])
+def test_stray_pe_lines_skipped_the_same_by_both_routes(tmp_path: Path, block_bytes: int) -> None:
+    """A counted block naming a stray PE id is read line by line (its stray
+    lines skipped with their numbers); the others stay counted."""
+    lines = [b"local_send, 8, %d, %d\n" % (k % 8, (k + 1) % 8) for k in range(3000)]
+    lines[1234] = b"nonblock_send, 64, 2, 16000000\n"
+    lines[2500] = b"local_send, 8, 700, 1\n"
+    trace = tmp_path / "physical.txt"
+    trace.write_bytes(b"".join(lines))
+    stray = stray_pes(np.array([*range(8), 700, 16_000_000]))
+    assert stray is not None and stray.limit == 64
+    found = []
+    for counted in (False, True):
+        report = FileReport(str(trace))
+        scan = PhysicalScan(trace, report, None, stray=stray)
+        sums = physical_engine._Sums(True)
+        sums.add_blocks(scan.blocks(block_bytes, counted=counted))
+        found.append((sums.result(), report, scan.first_beyond))
+    (listed, listed_report, first), (counted_sums, counted_report, counted_first) = found
+    for name in FIELDS:
+        assert np.array_equal(getattr(listed, name), getattr(counted_sums, name)), name
+    assert counted_report == listed_report and counted_first == first == (
+        1235,
+        "dst_pe",
+        16_000_000,
+    )
+    assert counted_report.skipped == {stray.reason: 2} and listed.lines == 2998
+    assert int(listed.max_bytes[1]) == 0  # the stray nonblock_send is no buffer
 
 
 def test_route_stops_where_most_lines_are_new(tmp_path: Path) -> None:

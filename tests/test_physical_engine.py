@@ -203,6 +203,116 @@ def test_first_line_beyond_num_pes_whatever_the_column(tmp_path: Path) -> None:
         assert (error.line, error.message.split(" but")[0]) == (2, "dst_pe 7")
 
 
+def stray(path: Path, *, lines: int = 400) -> Path:
+    """An 8-PE trace (PEs 0-7 all used, printf's lines only: the counted
+    route reads it) with two lines naming a PE far beyond them."""
+    rows = [b"local_send, %d, %d, %d\n" % (8 + k % 3, k % 8, (k * 3 + 1) % 8) for k in range(lines)]
+    rows[lines // 3] = b"nonblock_send, 8192, 3, 16000000\n"
+    rows[lines // 2] = b"local_send, 99999, 2000000, 1\n"  # its bytes counted nowhere
+    path.write_bytes(b"".join(rows))
+    return path
+
+
+def test_stray_pe_id_is_skipped_and_warned_every_way(tmp_path: Path) -> None:
+    """Without --num-pes, one line naming PE 16,000,000 in an 8-PE trace is
+    skipped with its line and the run has 8 PEs, on every way (the counted
+    route, byte ranges, workers, the cache cold and warm): it used to make
+    16,000,001 PEs with no warning."""
+    trace = stray(tmp_path / "physical.txt")
+    base = plain(trace)
+    view, report = base
+    assert isinstance(view, PhysicalView)
+    assert view.num_pes == 8 and view.matrices.max_buffer_bytes["local_send"] == 10
+    assert len(view.pes) == 8
+    (warning,) = report.warnings
+    assert warning.startswith(
+        f"{trace}:134: dst_pe 16,000,000 is far beyond the other PE ids (0-7)"
+    )
+    assert "run of 16,000,001 PEs" in warning and "from 64 on are skipped: 2 line(s)" in warning
+    (reason,) = report.files[0].skipped
+    assert reason.startswith("PE id far beyond the other PE ids, 0-7 (ids from 64 on")
+    assert [e.line for e in report.files[0].examples if e.reason == reason] == [134, 201]
+    ways = {**WAYS, "cache": Engine(jobs=1, cache=True, cache_dir=tmp_path / "cache")}
+    ways["j2"] = Engine(jobs=2, split_bytes=trace.stat().st_size // 5 + 1, parallel_min_bytes=0)
+    for way in ways.values():
+        assert_same(base, engine(trace, way))
+        assert_same(plain(trace, pes_per_node=4), engine(trace, way, pes_per_node=4))
+    assert_same(base, engine(trace, ways["cache"]))  # warm: the warning said again
+    expected = physical_buffers(list(iter_physical(trace, report=ReadReport())))
+    assert set(expected["src_pe"]) | set(expected["dst_pe"]) == set(range(8))
+    got = read_physical_buffers(trace, report=ReadReport(), engine=ways["tiny-ranges"])
+    pd.testing.assert_frame_equal(expected, got)
+
+
+def test_cli_stray_pe_id_leaves_an_8_pe_run(tmp_path: Path) -> None:
+    trace = stray(tmp_path / "physical.txt")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["physical", str(trace), "-o", str(out), "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert "inferred --num-pes 8 " in result.stderr
+    assert f"warning: {trace}:134: dst_pe 16,000,000 is far beyond" in result.stderr
+    assert len((out / "physical_pes.csv").read_text().splitlines()) == 1 + 8
+
+
+def test_stray_pe_id_with_num_pes_is_still_an_error(tmp_path: Path) -> None:
+    trace = stray(tmp_path / "physical.txt")
+    base = plain(trace, num_pes=8)
+    assert isinstance(base[0], TraceFormatError) and base[0].line == 134
+    for way in WAYS.values():
+        assert_same(base, engine(trace, way, num_pes=8))
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        [*range(8), 100, 16_000_000],  # both beyond: from the first gap on
+        list(range(0, 3000, 3)),  # every third PE: no gap
+        [0, *range(100, 600)],  # the bulk above PE 0: not stray
+        [0, 5000],  # one id each side: which is stray is not said
+        list(range(100)) + list(range(1000, 1101)),  # two halves: not a few stray ids
+    ],
+    ids=["two-beyond", "strided", "bulk-above", "two-ids", "halves"],
+)
+def test_stray_rule_on_id_sets(ids: list[int]) -> None:
+    from actorprof.read import stray_pes
+
+    found = stray_pes(np.array(ids))
+    if ids[-1] == 16_000_000:
+        assert found is not None
+        assert (found.limit, found.first, found.last, found.largest) == (64, 0, 7, 16_000_000)
+    else:
+        assert found is None
+
+
+def test_utf8_bom_at_the_start_is_not_text_every_way(tmp_path: Path) -> None:
+    """A byte order mark before the first line: the line is read (it used to
+    be program output, with no line number), on every way."""
+    trace = tmp_path / "physical.txt"
+    trace.write_bytes(
+        b"\xef\xbb\xbfnonblock_send, 8192, 3, 1\n"
+        + b"".join(b"local_send, 8, %d, %d\n" % (k % 4, (k + 1) % 4) for k in range(40))
+    )
+    base = plain(trace)
+    view, report = base
+    assert isinstance(view, PhysicalView)
+    assert report.files[0].lines_read == 41 and not report.files[0].skipped
+    assert view.matrices.by_type["nonblock_send"].messages == 1
+    for way in WAYS.values():
+        assert_same(base, engine(trace, way))
+    # only the file's first bytes: a mark later in the file is text of its line
+    trace.write_bytes(trace.read_bytes() + b"\xef\xbb\xbflocal_send, 8, 0, 1\n")
+    base = plain(trace)
+    assert base[1].files[0].skipped == {"program output": 1}
+    for way in WAYS.values():
+        assert_same(base, engine(trace, way))
+    # a file holding only the mark and a cut line
+    trace.write_bytes(b"\xef\xbb\xbflocal_send, 8, 0, 1")
+    base = plain(trace)
+    assert isinstance(base[0], TraceFormatError) and "last line cut" in str(base[0])
+    for way in WAYS.values():
+        assert_same(base, engine(trace, way))
+
+
 @pytest.mark.parametrize(
     "content",
     [b"", b"hello\nworld\n", b"\0\0\0\n\0\0", b"local_send, 1, 2\nPE:0, Node 0\n", b"x" * 300],

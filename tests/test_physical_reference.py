@@ -36,7 +36,7 @@ def reference(data: bytes) -> tuple[list[tuple[str, int, int, int]], int, dict[s
     rows: list[tuple[str, int, int, int]] = []
     blank = 0
     skipped: dict[str, int] = {}
-    pieces = data.split(b"\n")
+    pieces = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")
     for k, raw in enumerate(pieces):
         last = k == len(pieces) - 1
         if last and not raw:
@@ -69,7 +69,27 @@ def reference(data: bytes) -> tuple[list[tuple[str, int, int, int]], int, dict[s
         else:
             reason = PROGRAM_OUTPUT
         skipped[reason] = skipped.get(reason, 0) + 1
+    stray = stray_limit(rows)
+    if stray is not None:
+        limit, reason = stray
+        far = [r for r in rows if max(r[2], r[3]) >= limit]
+        rows = [r for r in rows if max(r[2], r[3]) < limit]
+        skipped[reason] = len(far)
     return rows, blank, skipped
+
+
+def stray_limit(rows: list[tuple[str, int, int, int]]) -> tuple[int, str] | None:
+    """The rule of docs/physical.md, one gap at a time: the first id at least
+    max(64, 2 x (the id before + 1)) with fewer distinct ids above than below."""
+    ids = sorted({pe for row in rows for pe in row[2:]})
+    for j in range(1, len(ids)):
+        bound = max(64, 2 * (ids[j - 1] + 1))
+        if ids[j] >= bound and len(ids) - j < j:
+            return bound, (
+                f"PE id far beyond the other PE ids, {ids[0]}-{ids[j - 1]} (ids from "
+                f"{bound:,} on; pass --num-pes N if the run really had more PEs)"
+            )
+    return None
 
 
 def read(data: bytes, block_bytes: int) -> tuple[pd.DataFrame | None, ReadReport]:

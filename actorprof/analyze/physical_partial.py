@@ -166,6 +166,12 @@ class PhysicalPartial:
             )
         return out
 
+    def pe_ids(self) -> np.ndarray:
+        """The PE ids the links name, as sources or destinations (distinct,
+        ascending; memory follows the links, not the largest id)."""
+        src = ((self.links >> _SRC_SHIFT) & _ID_MASK).astype(np.int64)
+        return unique_ints(np.concatenate([src, (self.links & _ID_MASK).astype(np.int64)]))
+
     def buffers(self) -> pd.DataFrame:
         """Calls per (send type, link, buffer size), sorted: the
         :data:`~actorprof.analyze.conveyors.BUFFER_COLUMNS` frame.

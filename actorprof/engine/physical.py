@@ -32,10 +32,12 @@ from ..read import (
     PhysicalBlock,
     PhysicalScan,
     ReadReport,
+    StrayPes,
     begin_physical_read,
     file_stat,
     no_trace_error,
     physical_file,
+    stray_pes,
 )
 from .cache import TraceCache
 from .physical_cache import load_physical, save_physical
@@ -57,6 +59,8 @@ class PhysicalUnit:
     num_pes: int | None
     sized: bool
     block_bytes: int
+    #: PE ids far beyond the others: their lines are skipped.
+    stray: StrayPes | None = None
 
 
 @dataclass
@@ -70,6 +74,8 @@ class PhysicalRange:
     first_output: tuple[int, str] | None = None
     #: (line relative to the range or None, message) of the error that stopped it.
     error: tuple[int | None, str] | None = None
+    #: (line relative to the range, column, id) of its first line naming a stray PE id.
+    first_beyond: tuple[int, str, int] | None = None
 
 
 def reduce_physical_range(unit: PhysicalUnit) -> PhysicalRange:
@@ -80,7 +86,7 @@ def reduce_physical_range(unit: PhysicalUnit) -> PhysicalRange:
     """
     pad_worker_heap()
     report = FileReport(unit.path)
-    scan = PhysicalScan(Path(unit.path), report, unit.num_pes)
+    scan = PhysicalScan(Path(unit.path), report, unit.num_pes, stray=unit.stray)
     sums = _Sums(unit.sized)
     error = None
     try:
@@ -89,7 +95,9 @@ def reduce_physical_range(unit: PhysicalUnit) -> PhysicalRange:
         )
     except TraceFormatError as exc:
         error = (exc.line, exc.message)
-    return PhysicalRange(unit.start, sums.result(), report, scan.first_output, error)
+    return PhysicalRange(
+        unit.start, sums.result(), report, scan.first_output, error, scan.first_beyond
+    )
 
 
 class _Sums:
@@ -171,7 +179,11 @@ def reduce_physical(
     """Read a physical trace with ``engine``: its sums (per size too when ``sized``).
 
     Fills ``report`` as :func:`actorprof.iter_physical` does (the file's line
-    accounting, with exact line numbers) and raises the same errors.
+    accounting, with exact line numbers, and the warning about PE ids far
+    beyond the others) and raises the same errors. Those ids are known once
+    the whole file is summed (from its links: no second look at its lines
+    otherwise); when there are some, the file is read again with their
+    lines skipped, so that they are counted, and named, as any skipped line.
 
     Raises
     ------
@@ -196,13 +208,65 @@ def reduce_physical(
     if cache is not None:
         hit = load_physical(cache, file, num_pes=num_pes, sized=sized, report=report)
         if hit is not None:
-            partial, file_report = hit
+            partial, file_report, warnings = hit
             report.files.append(file_report)
+            for warning in warnings:
+                report.warn(warning)
             if progress is not None:
                 progress.update(file_report.bytes_read, 1)
             return partial
     stat = file_stat(file)  # before the read: a file written meanwhile is not cached
-    units = _plan(file, size, engine, num_pes=num_pes, sized=sized)
+    partial, _ = _read(
+        file, size, engine, num_pes=num_pes, sized=sized, report=report, progress=progress
+    )
+    stray = None if num_pes is not None else stray_pes(partial.pe_ids())
+    warnings = []
+    if stray is not None:  # known at the end only: read again, their lines skipped
+        del report.files[-1], partial
+        if progress is not None:
+            progress.begin(size, 1)
+        partial, first = _read(
+            file,
+            size,
+            engine,
+            num_pes=num_pes,
+            sized=sized,
+            report=report,
+            progress=progress,
+            stray=stray,
+        )
+        if first is not None:
+            warnings.append(stray.warning(str(file), first, report.files[-1]))
+    for warning in warnings:
+        report.warn(warning)
+    if cache is not None:
+        save_physical(
+            cache,
+            file,
+            partial,
+            report.files[-1],
+            warnings,
+            num_pes=num_pes,
+            stat=stat,
+            report=report,
+        )
+    return partial
+
+
+def _read(
+    file: Path,
+    size: int,
+    engine: Engine,
+    *,
+    num_pes: int | None,
+    sized: bool,
+    report: ReadReport,
+    progress: ProgressSink | None,
+    stray: StrayPes | None = None,
+) -> tuple[PhysicalPartial, tuple[int, str, int] | None]:
+    """One read of ``file`` (its report appended to ``report``): its sums, and
+    the (line, column, id) of its first line naming a ``stray`` PE id."""
+    units = _plan(file, size, engine, num_pes=num_pes, sized=sized, stray=stray)
     serial = _serial(engine, size)
     found: dict[int, PhysicalRange] = {}
     done = 0
@@ -212,13 +276,7 @@ def reduce_physical(
         done += result.report.bytes_read
         if progress is not None:
             progress.update(done, int(len(found) == len(units)))
-    ranges = [found[unit.start] for unit in units]
-    partial = _merge(file, ranges, report)
-    if cache is not None:
-        save_physical(
-            cache, file, partial, report.files[-1], num_pes=num_pes, stat=stat, report=report
-        )
-    return partial
+    return _merge(file, [found[unit.start] for unit in units], report)
 
 
 def _serial(engine: Engine, size: int) -> bool:
@@ -227,7 +285,13 @@ def _serial(engine: Engine, size: int) -> bool:
 
 
 def _plan(
-    file: Path, size: int, engine: Engine, *, num_pes: int | None, sized: bool
+    file: Path,
+    size: int,
+    engine: Engine,
+    *,
+    num_pes: int | None,
+    sized: bool,
+    stray: StrayPes | None,
 ) -> list[PhysicalUnit]:
     """Ranges of ``split_bytes``; in parallel, a few per worker, so that they finish together."""
     split = engine.split_bytes
@@ -237,16 +301,20 @@ def _plan(
     cuts = _cuts(file, size, split) if size > split else [0]
     stops: list[int | None] = [*cuts[1:], None]
     return [
-        PhysicalUnit(str(file), a, b, num_pes, sized, engine.block_bytes)
+        PhysicalUnit(str(file), a, b, num_pes, sized, engine.block_bytes, stray)
         for a, b in zip(cuts, stops, strict=True)
     ]
 
 
-def _merge(file: Path, ranges: list[PhysicalRange], report: ReadReport) -> PhysicalPartial:
-    """The ranges, in file order, as the whole file: absolute line numbers, one report."""
+def _merge(
+    file: Path, ranges: list[PhysicalRange], report: ReadReport
+) -> tuple[PhysicalPartial, tuple[int, str, int] | None]:
+    """The ranges, in file order, as the whole file: absolute line numbers,
+    one report; and the first line naming a stray PE id."""
     file_report = FileReport(str(file)) if len(ranges) > 1 else ranges[0].report
     report.files.append(file_report)
     first_output = None
+    first_beyond = None
     offset = 0
     for part in ranges:
         if part.error is not None:
@@ -257,6 +325,9 @@ def _merge(file: Path, ranges: list[PhysicalRange], report: ReadReport) -> Physi
         if first_output is None and part.first_output is not None:
             line, text = part.first_output
             first_output = (line + offset, text)
+        if first_beyond is None and part.first_beyond is not None:
+            line, column, value = part.first_beyond
+            first_beyond = (line + offset, column, value)
         offset += part.report.lines_total
     if file_report.lines_read == 0:
         raise no_trace_error(file, file_report, first_output)
@@ -264,4 +335,4 @@ def _merge(file: Path, ranges: list[PhysicalRange], report: ReadReport) -> Physi
     for part in ranges:  # each range's sums let go once added
         sums.add(part.partial)
         part.partial = PhysicalPartial(sized=part.partial.sized)
-    return sums.result()
+    return sums.result(), first_beyond

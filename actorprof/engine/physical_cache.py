@@ -25,7 +25,7 @@ from .cache import TraceCache, _touch, _why
 __all__ = ["load_physical", "save_physical"]
 
 #: Bump when the entry layout or the physical map step's output changes.
-PHYSICAL_CACHE_FORMAT = 1
+PHYSICAL_CACHE_FORMAT = 2
 _ARRAYS = ("links", "calls", "nbytes", "sized_links", "sizes", "sized_calls")
 
 
@@ -36,8 +36,8 @@ def _options(num_pes: int | None, sized: bool) -> dict[str, Any]:
 
 def load_physical(
     cache: TraceCache, file: Path, *, num_pes: int | None, sized: bool, report: ReadReport
-) -> tuple[PhysicalPartial, FileReport] | None:
-    """The cached sums and accounting of ``file`` if it is unchanged, else None."""
+) -> tuple[PhysicalPartial, FileReport, list[str]] | None:
+    """The cached sums, accounting and warnings of ``file`` if it is unchanged, else None."""
     key = cache.key(file, phase=None, options=_options(num_pes, sized))
     if key is None:
         return None
@@ -45,7 +45,7 @@ def load_physical(
     if not entry.exists():
         return None
     try:
-        partial, file_report, stat = _read(entry, key, file, sized)
+        partial, file_report, warnings, stat = _read(entry, key, file, sized)
     except Exception as exc:  # any damage: ignored, read again, rewritten
         report.note(
             f"cache entry {entry} is damaged ({_why(exc)}): ignored, the trace is read again"
@@ -54,7 +54,7 @@ def load_physical(
     if stat != file_stat(file):
         return None
     _touch(entry)
-    return partial, file_report
+    return partial, file_report, warnings
 
 
 def save_physical(
@@ -62,13 +62,15 @@ def save_physical(
     file: Path,
     partial: PhysicalPartial,
     file_report: FileReport,
+    warnings: list[str],
     *,
     num_pes: int | None,
     stat: tuple[int, int, int, int] | None,
     report: ReadReport,
 ) -> None:
-    """Store the read of ``file`` (``stat``: the file's, taken before the read),
-    then keep the cache under its cap. Errors while writing are ignored."""
+    """Store the read of ``file`` (``stat``: the file's, taken before the read;
+    ``warnings``: the read's own, said again on each hit), then keep the
+    cache under its cap. Errors while writing are ignored."""
     key = cache.key(file, phase=None, options=_options(num_pes, partial.sized))
     if key is None or stat is None or stat != file_stat(file):
         return  # changed while it was read: not stored
@@ -77,6 +79,7 @@ def save_physical(
         "path": file_report.path,
         "skipped": file_report.skipped,
         "examples": [[e.line, e.reason, e.text] for e in file_report.examples],
+        "warnings": warnings,
     }
     counts = [file_report.lines_read, file_report.lines_blank, file_report.bytes_read]
     arrays = {name: getattr(partial, name) for name in _ARRAYS}
@@ -90,7 +93,7 @@ def save_physical(
 
 def _read(
     entry: Path, key: str, file: Path, sized: bool
-) -> tuple[PhysicalPartial, FileReport, tuple[int, ...]]:
+) -> tuple[PhysicalPartial, FileReport, list[str], tuple[int, ...]]:
     """An entry's contents, checked to hold together (else an exception)."""
     with np.load(entry, allow_pickle=False) as npz:
         arrays = {name: np.asarray(npz[name]) for name in _ARRAYS}
@@ -148,4 +151,4 @@ def _read(
         skipped={str(k): int(v) for k, v in meta["skipped"].items()},
         examples=[SkippedLine(int(e[0]), str(e[1]), str(e[2])) for e in meta["examples"]],
     )
-    return partial, file_report, stat
+    return partial, file_report, [str(w) for w in meta["warnings"]], stat

@@ -23,6 +23,7 @@ __all__ = [
     "PhysicalScan",
     "ReadReport",
     "SkippedLine",
+    "StrayPes",
     "TraceFile",
     "begin_physical_read",
     "canonical_lines",
@@ -53,6 +54,7 @@ __all__ = [
     "small_file_text",
     "stat_planned",
     "stdout_file",
+    "stray_pes",
     "trace_file_columns",
 ]
 
@@ -71,6 +73,7 @@ _EXPORTS = {
     "PhysicalScan": "physical",
     "ReadReport": "_report",
     "SkippedLine": "_report",
+    "StrayPes": "physical",
     "TraceFile": "_files",
     "begin_physical_read": "physical",
     "canonical_lines": "logical",
@@ -101,6 +104,7 @@ _EXPORTS = {
     "small_file_text": "_files",
     "stat_planned": "_files",
     "stdout_file": "_files",
+    "stray_pes": "physical",
     "trace_file_columns": "_files",
 }
 
@@ -140,11 +144,13 @@ if TYPE_CHECKING:
     from .physical import (
         PhysicalBlock,
         PhysicalScan,
+        StrayPes,
         begin_physical_read,
         iter_physical,
         no_trace_error,
         physical_file,
         read_physical,
+        stray_pes,
     )
 else:
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

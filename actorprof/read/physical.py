@@ -30,6 +30,10 @@ Every other line is accounted for, never silently dropped:
 A file in which no line is a readable trace line is an error (wrong file, or
 the program was not built with ``-DENABLE_TRACE_PHYSICAL``). With
 ``num_pes``, a PE id at or beyond it is an error naming the file and line.
+Without it, PE ids far beyond the others (:func:`stray_pes`) are skipped
+lines, as in the logical trace: one corrupt id would make a run of that many
+PEs. A UTF-8 byte order mark at the start of the file is not part of its
+first line.
 
 The file is read in blocks of whole lines, so memory stays bounded by the
 block size; printf's own lines are parsed by numpy a block at a time, any
@@ -72,7 +76,7 @@ from ._report import (
     FileReport,
     ReadReport,
 )
-from ._scan import CUT_LINE, NEGATIVE, NUL_BYTES, TOO_LARGE, file_blocks
+from ._scan import CUT_LINE, NEGATIVE, NUL_BYTES, PE_LIMIT_PREFIX, TOO_LARGE, file_blocks
 
 if TYPE_CHECKING:  # the map step reads with numpy alone: its workers never import pandas
     import pandas as pd
@@ -88,6 +92,7 @@ __all__ = [
     "TRACE_LINE_GRAMMAR",
     "PhysicalBlock",
     "PhysicalScan",
+    "StrayPes",
     "begin_physical_read",
     "iter_physical",
     "no_trace_error",
@@ -95,6 +100,7 @@ __all__ = [
     "physical_problems",
     "program_output_lines",
     "read_physical",
+    "stray_pes",
 ]
 
 DEFAULT_BLOCK_BYTES = 4 * 1024 * 1024  # numpy's work arrays stay in cache
@@ -142,8 +148,11 @@ def iter_physical(
     path
         ``physical.txt`` or a folder holding it.
     num_pes
-        The run's PE count; a PE id at or beyond it is an error. None: no
-        limit (the views infer it as the largest PE id + 1).
+        The run's PE count; a PE id at or beyond it is an error. None: the
+        lines naming PE ids far beyond the others (:func:`stray_pes`) are
+        skipped and warned about (a first pass over the file finds them:
+        they are known only at its end), and the views infer the PE count
+        as the largest PE id left + 1.
     report
         Receives the line accounting (program output, broken lines, notes).
         When None, problems (not program output) are announced with
@@ -164,8 +173,9 @@ def iter_physical(
     NoTraceError
         A folder without ``physical.txt``.
     TraceFormatError
-        No line of the file is a readable trace line, or a PE id is at or
-        beyond ``num_pes`` (file and line named).
+        No line of the file is a readable trace line (once the lines of
+        stray PE ids are skipped), or a PE id is at or beyond ``num_pes``
+        (file and line named).
 
     Examples
     --------
@@ -180,13 +190,18 @@ def iter_physical(
     report = ReadReport(kind="physical") if report is None else report
     begin_physical_read(report, num_pes)
     trace = physical_file(path)
+    # the PE ids far beyond the others are known only once every line is
+    # read: a first pass finds them, so that no frame holds their lines
+    stray = None if num_pes is not None else stray_pes(_pe_ids(trace, block_bytes))
     file_report = FileReport(str(trace))
     report.files.append(file_report)
-    scan = PhysicalScan(trace, file_report, num_pes)
+    scan = PhysicalScan(trace, file_report, num_pes, stray=stray)
     for block in scan.blocks(block_bytes):
         yield block.to_frame()
     if file_report.lines_read == 0:
         raise scan.nothing_read()
+    if stray is not None and scan.first_beyond is not None:
+        report.warn(stray.warning(str(trace), scan.first_beyond, file_report))
     if own:
         report.emit_python_warnings()
 
@@ -240,6 +255,80 @@ def program_output_lines(report: ReadReport) -> int:
     return sum(f.skipped.get(PROGRAM_OUTPUT, 0) for f in report.files)
 
 
+#: PE ids below this are never far beyond the others (the logical trace's
+#: floor: a run of up to 64 PEs is never questioned).
+FAR_PE_FLOOR = 64
+
+
+@dataclass(frozen=True)
+class StrayPes:
+    """PE ids far beyond the others of a trace read without ``--num-pes``
+    (:func:`stray_pes`): the lines naming an id from ``limit`` on are skipped.
+
+    ``first``..``last``: the lowest and highest PE id below the gap;
+    ``largest``: the highest id beyond it.
+    """
+
+    limit: int
+    first: int
+    last: int
+    largest: int
+
+    @property
+    def reason(self) -> str:
+        """The skip reason of the lines naming a stray id."""
+        return (
+            f"{PE_LIMIT_PREFIX}far beyond the other PE ids, {self.first}-{self.last} (ids "
+            f"from {self.limit:,} on; pass --num-pes N if the run really had more PEs)"
+        )
+
+    def warning(self, path: str, first: tuple[int, str, int], report: FileReport) -> str:
+        """The warning of a read that skipped them: ``first`` is the (line,
+        column, id) of the first line naming one, ``report`` the file's."""
+        line, column, value = first
+        return (
+            f"{path}:{line}: {column} {value:,} is far beyond the other PE ids "
+            f"({self.first}-{self.last}): a stray line? PE ids up to {self.largest:,} would "
+            f"make a run of {self.largest + 1:,} PEs. The lines naming a PE id from "
+            f"{self.limit:,} on are skipped: {report.skipped.get(self.reason, 0):,} line(s); "
+            "pass --num-pes N if the run really had more PEs"
+        )
+
+
+def stray_pes(ids: np.ndarray) -> StrayPes | None:
+    """The PE ids far beyond the others among ``ids`` (distinct, ascending), if any.
+
+    The logical trace's rule, where the PE ids come from the lines rather
+    than from the files: an id is far beyond the ids below it when it is at
+    least ``max(64, 2 x (the id before it + 1))``, as a logical PE id is
+    from ``max(64, 2 x the PE files)`` on. The first such gap above which
+    lie fewer distinct ids than below it splits the run (below) from stray
+    ids (a few corrupt lines, not half a run). One corrupt id, say
+    16,000,000 in an 8-PE trace, would otherwise make a run of 16,000,001
+    PEs; the ids of a real run, consecutive or spread evenly, have no such
+    gap. Vectorized: a sort's worth of work, whatever the ids.
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    if ids.size < 3 or int(ids[-1]) < FAR_PE_FLOOR:
+        return None
+    bound = np.maximum(FAR_PE_FLOOR, 2 * (ids[:-1] + 1))
+    below = np.arange(1, ids.size)  # ids below each gap; ids.size - below above it
+    gaps = np.flatnonzero((ids[1:] >= bound) & (ids.size - below < below))
+    if not gaps.size:
+        return None
+    at = int(gaps[0])
+    return StrayPes(int(bound[at]), int(ids[0]), int(ids[at]), int(ids[-1]))
+
+
+def _pe_ids(trace: Path, block_bytes: int) -> np.ndarray:
+    """The distinct PE ids of the readable lines of ``trace`` (for :func:`stray_pes`)."""
+    scan = PhysicalScan(trace, FileReport(str(trace)), None)
+    ids = np.zeros(0, dtype=np.int64)
+    for block in scan.blocks(block_bytes, counted=True):
+        ids = np.union1d(ids, np.concatenate([block.src_pe, block.dst_pe]))
+    return ids
+
+
 @dataclass
 class PhysicalBlock:
     """The readable trace lines of one block, as columns (no DataFrame).
@@ -281,12 +370,17 @@ class PhysicalScan:
     :meth:`blocks` fills ``report`` (line numbers relative to the range's
     first line, 1-based) and keeps the first line of program output, for
     the message of a file without a trace line (:func:`no_trace_error`).
+    With ``stray``, the lines naming a PE id from its limit on are skipped,
+    and the first of them kept as ``first_beyond`` (line, column, id), for
+    the warning.
     """
 
     path: Path
     report: FileReport
     num_pes: int | None
     first_output: tuple[int, str] | None = None
+    stray: StrayPes | None = None
+    first_beyond: tuple[int, str, int] | None = None
     _pending: list[tuple[np.ndarray, str]] = field(default_factory=list)
 
     def blocks(
@@ -308,11 +402,17 @@ class PhysicalScan:
         first_line = 1
         limit = None if stop is None else stop - start
         route = _CountedRoute() if counted else None
+        head = start == 0
         for raw, last in file_blocks(self.path, self.report, block_bytes, start=start, limit=limit):
+            if head and raw.startswith(_BOM):  # an editor's mark, not text of the first line
+                raw = raw[len(_BOM) :]
+            head = False
             if last:
                 self._last_line(raw, first_line)
                 break
             found = None if route is None else route.count(raw)
+            if found is not None and self._names_stray(found):
+                found = None  # its lines one by one: the stray ones are skipped, with their lines
             if found is not None:
                 block, lines = self._counted_block(found, first_line), found.lines
             else:
@@ -332,6 +432,12 @@ class PhysicalScan:
             lines = PhysicalBlock(*(getattr(block, name)[of_line] for name in _BLOCK_COLUMNS))
             self._check_pes(lines, np.arange(found.lines), first_line)
         return block
+
+    def _names_stray(self, found: CountedLines) -> bool:
+        """Whether a counted block has a line naming a stray PE id."""
+        return self.stray is not None and any(
+            int(found.values[c].max()) >= self.stray.limit for c in _PE_COLUMNS
+        )
 
     def nothing_read(self) -> TraceFormatError:
         """The error for a file without one readable trace line."""
@@ -359,6 +465,8 @@ class PhysicalScan:
             good &= ~too_long
             self._skip_rows(rows[negative & good], f"{NEGATIVE} in {name}")
             good &= ~negative
+        if self.stray is not None:
+            good = self._skip_stray(lines, good, first_line)
         self._flush(lines, first_line)
         kept = rows if good is None else rows[good]
         self.report.lines_read += int(kept.size)
@@ -387,6 +495,26 @@ class PhysicalScan:
         self._skip_rows(rest[output], PROGRAM_OUTPUT)
         self._skip_rows(rest[traceish], BROKEN_LINE)
         self._skip_rows(rest[nul], NUL_BYTES)
+
+    def _skip_stray(
+        self, lines: Lines, good: np.ndarray | None, first_line: int
+    ) -> np.ndarray | None:
+        """Skip the readable lines (``good`` of ``lines.rows``; None: all) that
+        name a stray PE id; the readable lines left."""
+        assert self.stray is not None
+        src, dst = (lines.values[c] >= self.stray.limit for c in _PE_COLUMNS)
+        far = src | dst
+        if good is not None:
+            far &= good
+        if not far.any():
+            return good
+        self._skip_rows(lines.rows[far], self.stray.reason)
+        if self.first_beyond is None:
+            k = int(np.argmax(far))
+            column = _PE_COLUMNS[0] if src[k] else _PE_COLUMNS[1]
+            line = first_line + int(lines.rows[k])
+            self.first_beyond = (line, column, int(lines.values[column][k]))
+        return ~far if good is None else good & ~far
 
     def _skip_rows(self, rows: np.ndarray, reason: str) -> None:
         """Count ``rows`` under ``reason`` (examples chosen at :meth:`_flush`)."""
@@ -538,6 +666,8 @@ def no_trace_error(
 
 
 _BLANK, _TRACEISH, _NUL, _OUTPUT = range(4)
+#: The UTF-8 byte order mark some editors and tools put at the start of a file.
+_BOM = b"\xef\xbb\xbf"
 _BLANK_RE = re.compile(BLANK_LINE.encode())
 _LOOKS_LIKE_TRACE_RE = re.compile(LOOKS_LIKE_TRACE.encode())
 
