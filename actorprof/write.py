@@ -316,7 +316,20 @@ class OutputWriter:
         """
         failed = self._failures(block=block)
         if failed:
-            raise next(iter(failed.values()))
+            error = next(iter(failed.values()))
+            if self.written and isinstance(error, ActorProfError) and type(error) is ActorProfError:
+                # as a table's write error says: the files written are complete
+                raise ActorProfError(f"{error} {self._complete()}") from error
+            raise error
+
+    def _complete(self) -> str:
+        """What the files written so far are, for an error that ends the command."""
+        names = ", ".join(p.name for p in self.written[:3])
+        more = f" and {len(self.written) - 3} more" if len(self.written) > 3 else ""
+        return (
+            f"The {len(self.written)} other file(s) written are complete: {names}{more} "
+            f"(in {self.written[0].parent})."
+        )
 
     def _failures(self, *, block: bool) -> dict[Path, BaseException]:
         """:meth:`_reap` without raising: the figures that failed, by file

@@ -186,6 +186,9 @@ def test_disk_full_in_the_child_says_what_the_serial_route_says(
     assert "Traceback" not in err and "internal error" not in err
     assert not (out / "logical_heatmap.png").exists()
     assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []
+    # the files written beside it are complete, and said (stdout lists none)
+    complete = sorted(p.name for p in out.iterdir())
+    assert complete and f"The {len(complete)} other file(s) written are complete: " in err
 
 
 def test_a_killed_child_is_an_error_not_a_silent_loss(
@@ -198,7 +201,14 @@ def test_a_killed_child_is_an_error_not_a_silent_loss(
     out.figure(fig, "a")
     out.json({"x": 1}, "summary")
     with pytest.raises(ActorProfError, match=r"k_a\.png: the process drawing this figure stopped"):
-        out.finish()
+        try:
+            out.finish()
+        except ActorProfError as exc:
+            assert (
+                f"The 1 other file(s) written are complete: k_summary.json (in {tmp_path})"
+                in str(exc)
+            )
+            raise
     assert out.written == [tmp_path / "k_summary.json"]
     assert not (tmp_path / "k_a.png").exists()
 
