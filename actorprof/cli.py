@@ -13,11 +13,13 @@ import contextlib
 import functools
 import gc
 import os
+import signal
 import sys
 import traceback
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import click
@@ -333,6 +335,61 @@ def _broken_pool() -> type[Exception]:
     return broken
 
 
+#: What Ctrl-C (SIGINT) prints, with exit status 130.
+INTERRUPTED = "interrupted (Ctrl-C): files listed above are complete"
+
+
+class _Interrupts:
+    """The ``actorprof`` program's SIGINT handler (set by :func:`run`).
+
+    Inside a command's body (:func:`handle_errors`) Ctrl-C raises
+    KeyboardInterrupt: the command stops, says :data:`INTERRUPTED` and
+    exits 130. Outside it (click's parsing and teardown, the exit handlers)
+    a KeyboardInterrupt would reach click, which prints ``Aborted!`` and
+    exits 1: there Ctrl-C is only noted. A command then starts interrupted,
+    or the program exits 130 once its teardown (milliseconds) is done.
+    """
+
+    def __init__(self) -> None:
+        self.received = False
+        self.inside = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        self.received = True
+        if self.inside:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def raised(self) -> Iterator[None]:
+        """Ctrl-C raises KeyboardInterrupt while inside, and at once if it came before.
+
+        An error that replaced it (a figure's child stopped by the same
+        Ctrl-C, reported as failed by a ``except BaseException`` that
+        waited for it) is the interrupt too.
+        """
+        self.inside = True
+        try:
+            if self.received:
+                raise KeyboardInterrupt
+            yield
+        except Exception as exc:
+            if self.received:
+                raise KeyboardInterrupt from exc
+            raise
+        finally:
+            self.inside = False
+
+    def exit_code(self, code: Any) -> Any:
+        """``code``, or 130 when Ctrl-C came and the command did not say so (said here)."""
+        if self.received and code != 130:
+            click.echo(INTERRUPTED, err=True)
+            return 130
+        return code
+
+
+_INTERRUPTS = _Interrupts()
+
+
 def run() -> None:
     """The ``actorprof`` program: :func:`main`, then a quick exit.
 
@@ -345,16 +402,23 @@ def run() -> None:
     write their results once the program returns: ``python -m cProfile -m
     actorprof``), Python's own exit is kept. In a Python session, call
     :func:`main` instead.
+
+    Ctrl-C ends the program with exit 130 and :data:`INTERRUPTED` whenever
+    it comes, teardown included (:class:`_Interrupts`); a SIGINT ignored by
+    whoever started the program (``nohup``, ``cmd &`` in a script) stays
+    ignored.
     """
     import atexit
     import threading
 
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _INTERRUPTS)
     try:
         main(prog_name="actorprof")
         code: Any = 0
     except SystemExit as exc:
         if threading.active_count() > 1 or sys.getprofile() or sys.gettrace():
-            raise
+            raise SystemExit(_INTERRUPTS.exit_code(exc.code)) from None
         code = exc.code
     if code is None:
         code = 0
@@ -365,7 +429,7 @@ def run() -> None:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
-    os._exit(code)
+    os._exit(_INTERRUPTS.exit_code(code))
 
 
 def handle_errors(func: F) -> F:
@@ -377,7 +441,7 @@ def handle_errors(func: F) -> F:
 
         verbose = bool(kwargs.get("verbose"))
         try:
-            with warnings.catch_warnings():
+            with _INTERRUPTS.raised(), warnings.catch_warnings():
                 if kwargs.get("quiet"):
                     # -q: nothing on stderr but errors, numpy's and matplotlib's warnings too
                     warnings.simplefilter("ignore")
@@ -393,7 +457,7 @@ def handle_errors(func: F) -> F:
             # are atomic, so nothing half-written is left behind
             if verbose:
                 traceback.print_exc(file=sys.stderr)
-            click.echo("interrupted (Ctrl-C): files listed above are complete", err=True)
+            click.echo(INTERRUPTED, err=True)
             raise click.exceptions.Exit(130) from exc
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise

@@ -488,9 +488,13 @@ class OutputWriter:
 
     def _atomic(self, target: Path, write: Callable[[Any], Any]) -> Path:
         """:meth:`_write_file`; when it fails, a figure that failed earlier in the
-        background is the error raised (the one the serial route meets first)."""
+        background is the error raised (the one the serial route meets first).
+        Not on Ctrl-C: the figures' children stopped by the same Ctrl-C
+        would be reported as failed figures, and waited for."""
         try:
             return self._write_file(target, write)
+        except KeyboardInterrupt:
+            raise
         except BaseException:
             self._reap(block=True)
             raise

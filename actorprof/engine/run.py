@@ -17,13 +17,16 @@ import contextlib
 import gc
 import importlib
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import pairwise, repeat
 from os import PathLike
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
@@ -808,11 +811,112 @@ def run_map(
     context = _pool_context(engine)
     forked = context.get_start_method() == "fork"
     with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_forked_worker if forked else None
+        max_workers=workers, mp_context=context, initializer=_forked_worker if forked else _worker
     ) as pool:
-        futures = {pool.submit(func, unit): unit for unit in units}
-        for future in as_completed(futures):
-            yield futures[future], future.result()
+        try:
+            # Ctrl-C held while the pool forks its workers: raised there, it
+            # leaves workers the pool does not know of, waiting for work for ever
+            with _interrupts_deferred():
+                futures = {pool.submit(_unit_in_worker, func, unit): unit for unit in units}
+            for future in as_completed(futures):
+                yield futures[future], future.result()
+        except BaseException:  # Ctrl-C, a unit's error, or the caller stopped early
+            _stop_units(pool)
+            raise
+
+
+@contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Ctrl-C (SIGINT) held back while inside, then handled as it would have been.
+
+    It is blocked, too (where POSIX signal masks exist): a process started
+    inside inherits the mask, so a worker forked here, or by a fork server
+    spawned here, is born deaf to Ctrl-C until :func:`_worker` sets its
+    handler (multiprocessing's resource tracker is spawned the same way).
+    Only the main thread sets signal handlers (and only there does Ctrl-C
+    raise); a handler not set from Python is left as it is.
+    """
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is None
+    ):
+        yield
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    masks = hasattr(signal, "pthread_sigmask")
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if masks else set()
+    try:
+        yield
+    finally:
+        if masks:  # a SIGINT pending meanwhile is received here
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        signal.signal(signal.SIGINT, previous)
+        if received:
+            signal.raise_signal(signal.SIGINT)
+
+
+def _stop_units(pool: Any) -> None:
+    """Cancel the units not started, interrupt the running ones and wait for
+    the workers to leave (at once: ``shutdown`` alone would run every unit
+    queued, for minutes on a big trace).
+
+    A worker interrupted ends its unit and fails the ones it gets after
+    (:class:`_WorkerInterrupts`): a unit already in the pool's call queue
+    cannot be cancelled. The workers are the pool's ``_processes``: there
+    is no public way to name them before Python 3.14.
+    """
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        if process.exitcode is None:
+            with contextlib.suppress(OSError):
+                os.kill(process.pid, signal.SIGINT)
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _WorkerInterrupts:
+    """A worker's SIGINT handler (Ctrl-C in the terminal reaches the workers
+    too, and :func:`_stop_units` sends it).
+
+    It raises KeyboardInterrupt only inside a unit, which then goes back to
+    the parent as that unit's error, and fails every later unit. A worker
+    never stops on it itself: outside a unit (waiting for one, sending a
+    result) KeyboardInterrupt would print multiprocessing's traceback
+    (``Process ForkProcess-1: Traceback ...``) or cut a result in the pipe.
+    """
+
+    def __init__(self) -> None:
+        self.running = False
+        self.stopped = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        self.stopped = True
+        if self.running:
+            raise KeyboardInterrupt
+
+    def run(self, func: Callable[[U], R], unit: U) -> R:
+        self.running = True
+        try:
+            if self.stopped:
+                raise KeyboardInterrupt
+            return func(unit)
+        finally:
+            self.running = False
+
+
+_WORKER_INTERRUPTS = _WorkerInterrupts()
+
+
+def _unit_in_worker(func: Callable[[U], R], unit: U) -> R:
+    """``func(unit)`` in a pool's worker, stopped by Ctrl-C (:class:`_WorkerInterrupts`)."""
+    return _WORKER_INTERRUPTS.run(func, unit)
+
+
+def _worker() -> None:
+    """A worker's start: Ctrl-C stops its units, never the worker
+    (:class:`_WorkerInterrupts`); one that came while it started (blocked:
+    :func:`_interrupts_deferred`) is received now."""
+    signal.signal(signal.SIGINT, _WORKER_INTERRUPTS)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 #: Files in a trace folder from which the workers' fork server is started
@@ -879,7 +983,8 @@ def start_workers_early(
     if _pool_context(engine).get_start_method() == "forkserver":
         from multiprocessing import forkserver
 
-        forkserver.ensure_running()
+        with _interrupts_deferred():  # its workers are born deaf to Ctrl-C (see there)
+            forkserver.ensure_running()
 
 
 def _for_workers(path: Path, min_bytes: int | None) -> bool:
@@ -932,7 +1037,9 @@ def _fork_server_running() -> bool:
 def _forked_worker() -> None:
     """A worker forked from this process: what it inherits is never collected
     (a collection would walk it, and copy its pages), what it makes is (the
-    listing paused the collector: ``_no_collection_pauses``)."""
+    listing paused the collector: ``_no_collection_pauses``); Ctrl-C as in
+    every worker (:func:`_worker`)."""
+    _worker()
     gc.freeze()
     gc.enable()
 
@@ -945,7 +1052,6 @@ def _pool_context(engine: Engine) -> Any:
     from this process with ``engine.fork``, when that is safe (see
     :class:`Engine`): each worker then starts with what it needs at once."""
     import multiprocessing
-    import threading
 
     if (
         engine.fork

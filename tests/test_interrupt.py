@@ -1,0 +1,190 @@
+"""Ctrl-C (SIGINT) wherever it comes: exit 130, the one interrupt message, and
+no traceback from any process (docs/errors.md, "Exit codes").
+
+Each test runs the real program (:func:`actorprof.cli.run`) in a new
+process with a probe command, which prints a line when it reaches the
+moment under test and then waits there for the test: the signal is sent
+once that line is read, never after a guessed delay.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from actorprof.cli import INTERRUPTED
+
+#: A command's life, each stage holding until stdin is closed: an eager
+#: option's callback (before the command's body), the command's context
+#: closing (click's teardown, after the file list) and the exit handlers.
+PROBE = """\
+import atexit
+import sys
+
+import click
+
+from actorprof.cli import handle_errors, main, run
+
+
+def wait() -> None:
+    click.echo("waiting")
+    sys.stdin.read()  # until the test closes stdin
+
+
+@main.command("probe")
+@click.option("--before", is_flag=True, is_eager=True, callback=lambda c, p, v: v and wait())
+@click.option("--teardown", is_flag=True)
+@click.option("--exit-handlers", is_flag=True)
+@click.option("--interrupted", is_flag=True)
+@handle_errors
+def probe(before: bool, teardown: bool, exit_handlers: bool, interrupted: bool) -> None:
+    click.echo("out/probe_table.csv")
+    if teardown:
+        click.get_current_context().call_on_close(wait)
+    if exit_handlers:
+        atexit.register(wait)
+    if interrupted:  # as a Ctrl-C in the command's body
+        raise KeyboardInterrupt
+
+
+sys.argv = ["actorprof", "probe", *sys.argv[1:]]
+run()
+"""
+
+
+Start = Callable[..., "subprocess.Popen[str]"]
+
+
+@pytest.fixture
+def start() -> Iterator[Start]:
+    """Start a program in a process group of its own (the terminal's, for
+    Ctrl-C), killed with whatever it left when the test fails."""
+    started: list[subprocess.Popen[str]] = []
+
+    def begin(*argv: str) -> subprocess.Popen[str]:
+        process = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        started.append(process)
+        return process
+
+    yield begin
+    for process in started:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+
+
+def _probe(start: Start, code: str, *args: str) -> subprocess.Popen[str]:
+    return start(sys.executable, "-c", textwrap.dedent(code), *args)
+
+
+def _wait_for(process: subprocess.Popen[str], line: str) -> list[str]:
+    """stdout's lines up to ``line`` (the process then waits for the test)."""
+    assert process.stdout is not None and process.stderr is not None
+    seen: list[str] = []
+    while line not in seen:
+        got = process.stdout.readline()
+        assert got, f"{line!r} never printed; stderr: {process.stderr.read()}"
+        seen.append(got.rstrip("\n"))
+    return seen
+
+
+@pytest.mark.parametrize("stage", ["--teardown", "--exit-handlers", "--before"])
+def test_ctrl_c_outside_the_commands_body_exits_130(start: Start, stage: str) -> None:
+    """Not click's ``Aborted!`` and exit 1, nor a traceback from an exit handler."""
+    process = _probe(start, PROBE, stage)
+    seen = _wait_for(process, "waiting")
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(input="", timeout=30)
+    assert (process.returncode, err) == (130, INTERRUPTED + "\n")
+    if stage == "--before":  # the command starts interrupted: its body never runs
+        assert "out/probe_table.csv" not in seen + out.splitlines()
+    else:
+        assert seen == ["out/probe_table.csv", "waiting"]
+
+
+def test_ctrl_c_said_once(start: Start) -> None:
+    """A second Ctrl-C in the teardown of an interrupted command."""
+    process = _probe(start, PROBE, "--teardown", "--interrupted")
+    _wait_for(process, "waiting")
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(input="", timeout=30)
+    assert (process.returncode, err) == (130, INTERRUPTED + "\n")
+
+
+#: A map over two workers: unit 0 ends at once (its worker then waits for
+#: work), unit 30 sleeps 30 s; "ready" once unit 0's result is in.
+MAP = """\
+import sys
+import time
+
+import click
+
+from actorprof.cli import handle_errors, main, run
+from actorprof.engine import Engine, run_map
+
+
+@main.command("probe")
+@click.option("--fork/--fork-server", default=True)
+@handle_errors
+def probe(fork: bool) -> None:
+    for _ in run_map(time.sleep, [0, 30], Engine(jobs=2, fork=fork)):
+        click.echo("ready")
+
+
+sys.argv = ["actorprof", "probe", *sys.argv[1:]]
+run()
+"""
+
+
+@pytest.mark.parametrize("method", ["--fork", "--fork-server"])
+@pytest.mark.parametrize("group", [True, False], ids=["terminal", "parent-only"])
+def test_ctrl_c_during_a_map_stops_its_workers_quietly(
+    start: Start, method: str, group: bool
+) -> None:
+    """Ctrl-C in a terminal reaches the workers too (one idle, one in a unit):
+    none prints a traceback. Sent to the command alone (``kill -INT``), it
+    stops the running unit all the same, not 30 s later. Either way no
+    worker is left (one would hold stdout open: ``communicate`` would wait)."""
+    process = _probe(start, MAP, method)
+    _wait_for(process, "ready")
+    sent = time.monotonic()
+    if group:
+        os.killpg(process.pid, signal.SIGINT)
+    else:
+        process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=20)
+    assert time.monotonic() - sent < 15
+    assert (process.returncode, err) == (130, INTERRUPTED + "\n")
+
+
+def test_a_real_command_interrupted_at_its_end(start: Start, data: Path, tmp_path: Path) -> None:
+    """``actorprof logical``, SIGINT sent once its file list is read (its
+    teardown and exit handlers, or just after): exit 130 with the message,
+    or 0 when it had ended before the signal; never ``Aborted!`` nor a
+    traceback (``Exception ignored in ...``). The files listed are complete."""
+    trace = data / "logical_small"
+    for attempt in range(2):
+        out_dir = tmp_path / str(attempt)
+        argv = ["logical", str(trace), "-o", str(out_dir), "-q"]
+        process = start(sys.executable, "-m", "actorprof", *argv)
+        listed = _wait_for(process, str(out_dir / "logical_summary.json"))
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+        assert (process.returncode, err) in [(130, INTERRUPTED + "\n"), (0, "")]
+        assert sorted(p.name for p in out_dir.iterdir()) == sorted(Path(p).name for p in listed)
