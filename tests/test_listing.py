@@ -429,3 +429,36 @@ def test_missing_pe_files_are_said_when_the_pe_count_is_inferred(
     papi_view(papi, report=report)
     assert report.missing_pes == [1]
     assert any("1 of 4 PE files missing: PE 1 " in w for w in report.warnings)
+
+
+def test_files_named_like_pe_files_but_not_read_are_said(tmp_path: Path) -> None:
+    """``PE0__send.csv`` (an empty phase name) and ``PE5_send.csvx`` are not
+    trace files: not read, but said, with the names a trace file has;
+    compressed files are said apart, other names not at all."""
+    from actorprof.read import logical_files
+
+    folder = _touch(
+        tmp_path / "run",
+        [
+            "PE0_send.csv",
+            "PE1_send.csv",
+            "PE0__send.csv",
+            "PE5_send.csvx",
+            "PE1_send.csv.gz",
+            "PE0_PAPI.csv",
+            "notes_send.txt",
+        ],
+    )
+    report = ReadReport()
+    files = logical_files(folder, report=report)
+    assert [f.name for f in files] == ["PE0_send.csv", "PE1_send.csv"]
+    said = [w for w in report.warnings if "named like PE files" in w]
+    assert said == [
+        f"not read: 2 file(s) in {folder} named like PE files but not as PE<i>_send.csv (or "
+        "PE<i>_<phase>_send.csv, PE<i>_send.dat): PE0__send.csv, PE5_send.csvx"
+    ]
+    assert any("compressed PE file(s)" in w for w in report.warnings)
+    plain = _touch(tmp_path / "plain", [f"PE{i}_send.csv" for i in range(5)] + ["PE0_PAPI.csv"])
+    report = ReadReport()
+    logical_files(plain, report=report)
+    assert report.warnings == []

@@ -572,6 +572,47 @@ def _warn_compressed(path: Path, kind: str, report: ReadReport) -> None:
         )
 
 
+def _warn_unmatched(
+    path: Path, kind: str, found: dict[str, list[TraceFile]], report: ReadReport
+) -> None:
+    """Say which files of a folder are named like PE files of ``kind`` (a
+    name starting with ``PE`` and holding the kind's ending) but are not
+    read: ``PE0__send.csv`` (an empty phase name), ``PE5_send.csvx``.
+    Compressed ones are said apart (:func:`_warn_compressed`).
+
+    A folder whose names hold the kind's endings as many times as ``found``
+    has files (and files those were preferred to) has none: one count over
+    the names, not a test of each (65,536 names)."""
+    if not path.is_dir():
+        return
+    try:
+        names, _ = list_folder(path)
+    except OSError:
+        return
+    endings = _ENDINGS[kind]
+    joined = "\n".join(names)
+    held = sum(joined.count(ending) for ending in endings)
+    if held == sum(len(files) + sum(len(f.shadowed) for f in files) for files in found.values()):
+        return
+    pattern = _PATTERNS[kind]
+    compressed = set(compressed_pe_names(names, kind))
+    odd = [
+        name
+        for name in names
+        if name.startswith("PE")
+        and any(ending in name for ending in endings)
+        and pattern.fullmatch(name) is None
+        and name not in compressed
+    ]
+    if odd:
+        listed = ", ".join(odd[:3]) + (f" and {len(odd) - 3} more" if len(odd) > 3 else "")
+        _warn(
+            report,
+            f"not read: {len(odd)} file(s) in {path} named like PE files but not as "
+            f"{_LOOKED_FOR[kind]}: {listed}",
+        )
+
+
 def check_input_path(path: Path) -> None:
     """Raise a clear error for a path that is not there or not a file or folder.
 
@@ -848,8 +889,10 @@ def pe_trace_files(
     ``sizes``: stat each file for the read's plan (:func:`stat_planned`);
     without, the plan's sizes and bytes stay unknown (empty, 0).
     """
-    files = select_phase(find_pe_files(path, kind), phase, report)
+    found = find_pe_files(path, kind)
+    files = select_phase(found, phase, report)
     _warn_compressed(path, kind, report)
+    _warn_unmatched(path, kind, found, report)
     check_pe_files(files, num_pes, report)
     report.files_planned = len(files)
     report.stats_planned, report.sizes_planned, report.bytes_planned = [], [], 0
