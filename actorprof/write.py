@@ -317,7 +317,7 @@ class OutputWriter:
         failed = self._failures(block=block)
         if failed:
             error = next(iter(failed.values()))
-            if self.written and isinstance(error, ActorProfError) and type(error) is ActorProfError:
+            if self.written and type(error) is ActorProfError:
                 # as a table's write error says: the files written are complete
                 raise ActorProfError(f"{error} {self._complete()}") from error
             raise error

@@ -99,8 +99,11 @@ def cache_max_bytes() -> int:
     or :data:`DEFAULT_CACHE_MAX`. A value that is not a size is not used
     (:func:`cache_max_problem` says so)."""
     text = os.environ.get("ACTORPROF_CACHE_MAX")
-    if text and cache_max_problem() is None:
-        return parse_size(text)
+    if text:
+        try:
+            return parse_size(text)
+        except ValueError:
+            pass
     return DEFAULT_CACHE_MAX
 
 

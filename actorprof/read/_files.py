@@ -178,6 +178,7 @@ def _listed_file(
 
 _new_file = object.__new__
 _TEXTS, _PES, _PHASES = attrgetter("_text"), attrgetter("_pe"), attrgetter("_phase")
+_SHADOWED = attrgetter("_shadowed")
 
 
 def trace_file_columns(
@@ -592,7 +593,8 @@ def _warn_unmatched(
     endings = _ENDINGS[kind]
     joined = "\n".join(names)
     held = sum(joined.count(ending) for ending in endings)
-    if held == sum(len(files) + sum(len(f.shadowed) for f in files) for files in found.values()):
+    shadowed = sum(sum(map(len, map(_SHADOWED, files))) for files in found.values())
+    if held == sum(map(len, found.values())) + shadowed:
         return
     pattern = _PATTERNS[kind]
     compressed = set(compressed_pe_names(names, kind))

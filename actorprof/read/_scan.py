@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "BOM",
     "CsvSpec",
     "apply_check",
     "file_blocks",
@@ -66,6 +67,8 @@ _COMPLETE_TIME_RE = re.compile(rb"[0-9]+\.[0-9]{6}")
 # holds nothing else (NUL bytes or text are another story).
 _TRACE_PREFIX_RE = re.compile(rb"[0-9 \t,.+\-eE]*")
 
+#: The UTF-8 byte order mark an editor or a Windows tool may put at the start of a file.
+BOM = b"\xef\xbb\xbf"
 CUT_LINE = "last line cut (no line end; the job was probably killed)"
 NUL_BYTES = "NUL bytes (file blocks never written; the node probably crashed)"
 BAD_FIELDS = "wrong number of fields"

@@ -71,7 +71,7 @@ from ._overall_fast import (
     maybe_profile_line,
 )
 from ._report import MAX_EXAMPLES_PER_REASON, MAX_TEXT, FileReport, ReadReport
-from ._scan import DEFAULT_BLOCK_BYTES, NUL_BYTES, PE_LIMIT_PREFIX, line_blocks, shown_text
+from ._scan import BOM, DEFAULT_BLOCK_BYTES, NUL_BYTES, PE_LIMIT_PREFIX, line_blocks, shown_text
 
 __all__ = [
     "BAD_PE_TAG",
@@ -107,7 +107,6 @@ _WORD = re.compile(rf"(?:{'|'.join(BODY_WORDS)})\b")
 #: right before a body name: ``[PE-3]``, ``[PE 3]``, ``[pe3]``, ``[PE٣]``.
 _BAD_TAG = re.compile(rf"(?P<tag>\[\s*(?i:pe)[^\[\]]*\])\s*(?={_WORD.pattern})")
 _MAX_TAG = 40
-_BOM = b"\xef\xbb\xbf"
 _TIME = {
     name: re.compile(rf"{name}\b[^:]*:\s*{_INT}{_CYCLES}")
     for name in ("T_inside_finish", "T_wait", "T_outside_finish")
@@ -400,8 +399,8 @@ def _without_bom(blocks: Iterator[tuple[bytes, bool]]) -> Iterator[tuple[bytes, 
     """
     first = True
     for block, last in blocks:
-        if first and block.startswith(_BOM):
-            block = block[len(_BOM) :]
+        if first:
+            block = block.removeprefix(BOM)
         first = False
         if block:
             yield block, last

@@ -76,7 +76,7 @@ from ._report import (
     FileReport,
     ReadReport,
 )
-from ._scan import CUT_LINE, NEGATIVE, NUL_BYTES, PE_LIMIT_PREFIX, TOO_LARGE, file_blocks
+from ._scan import BOM, CUT_LINE, NEGATIVE, NUL_BYTES, PE_LIMIT_PREFIX, TOO_LARGE, file_blocks
 
 if TYPE_CHECKING:  # the map step reads with numpy alone: its workers never import pandas
     import pandas as pd
@@ -404,8 +404,8 @@ class PhysicalScan:
         route = _CountedRoute() if counted else None
         head = start == 0
         for raw, last in file_blocks(self.path, self.report, block_bytes, start=start, limit=limit):
-            if head and raw.startswith(_BOM):  # an editor's mark, not text of the first line
-                raw = raw[len(_BOM) :]
+            if head:  # an editor's mark, not text of the first line
+                raw = raw.removeprefix(BOM)
             head = False
             if last:
                 self._last_line(raw, first_line)
@@ -666,8 +666,6 @@ def no_trace_error(
 
 
 _BLANK, _TRACEISH, _NUL, _OUTPUT = range(4)
-#: The UTF-8 byte order mark some editors and tools put at the start of a file.
-_BOM = b"\xef\xbb\xbf"
 _BLANK_RE = re.compile(BLANK_LINE.encode())
 _LOOKS_LIKE_TRACE_RE = re.compile(LOOKS_LIKE_TRACE.encode())
 
