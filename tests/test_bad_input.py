@@ -326,14 +326,14 @@ ROWS: list[Row] = [
         {
             "PE0_send.csv": (4, 0, {"not a number in dst_pe": 1}),
             "PE1_send.csv": (4, 0, {"not a number in dst_pe": 4}),
-            "PE2_send.csv": (3, 0, {"not a number in src_node": 1}),
+            "PE2_send.csv": (4, 0, {"not a number in src_node": 1}),
             "PE3_send.csv": (4, 0, {"number too large for dst_pe (int32)": 1}),
         },
         [
             "logical_number_forms/PE0_send.csv:5: not a number in dst_pe: "
             "'0, 0, 0, 1e3, 8, 1795245597.031595'",
-            "logical_number_forms/PE2_send.csv:1: not a number in src_node: "
-            "'\\ufeff0, 2, 0, 0, 16, 1700000000.000000'",
+            "logical_number_forms/PE2_send.csv:3: not a number in src_node: "
+            "'\\ufeff0, 2, 0, 1, 16, 1700000000.000004'",
             "logical_number_forms/PE3_send.csv:5: number too large for dst_pe (int32)",
         ],
         absent=["1001"],

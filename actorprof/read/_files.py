@@ -455,12 +455,19 @@ def _child_texts(folder: Path, names: list[str]) -> list[str]:
     return list(map(prefix.__add__, names))
 
 
+#: The UTF-8 byte order mark an editor or a Windows tool may put at the start
+#: of a file: the block loops drop it there (:func:`._scan.file_blocks`), and
+#: the reads of many small files at a time leave such a file to them.
+BOM = b"\xef\xbb\xbf"
+
+
 def small_file_text(path: str | Path, limit: int) -> bytes | None:
     """The whole text of a file of at most ``limit`` bytes ending with a line end.
 
     Small PE files (a few dozen lines each at 65,536 PEs) are parsed many at
     a time; None when the file must be read on its own (unreadable, empty,
-    larger, or a cut last line: the one-file route names the problem).
+    larger, or a cut last line: the one-file route names the problem; or a
+    BOM first: the one-file route drops it).
     """
     # os.read of the size the file has: a buffered read(limit + 1) allocates
     # limit + 1 bytes first (512 KB per 1 KB file: 4x the time at 65,536 files)
@@ -482,7 +489,7 @@ def small_file_text(path: str | Path, limit: int) -> bytes | None:
         return None
     finally:
         os.close(fd)
-    if not text or len(text) > limit or not text.endswith(b"\n"):
+    if not text or len(text) > limit or not text.endswith(b"\n") or text.startswith(BOM):
         return None
     return text
 

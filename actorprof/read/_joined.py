@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._files import FileStat, file_stat, small_file_text
+from ._files import BOM, FileStat, file_stat, small_file_text
 
 __all__ = ["JoinedFiles", "joined_small_files"]
 
@@ -87,6 +87,8 @@ def joined_small_files(
             os.close(fd)
         if not 0 < n <= limit or buffer[size + n - 1] != 10:
             continue  # empty, larger, or a cut last line: the one-file route reads it
+        if buffer[size] == BOM[0] and buffer[size : size + 3] == BOM:
+            continue  # the one-file route drops the mark
         at.append(i)
         size += n
         ends.append(size)

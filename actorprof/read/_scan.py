@@ -39,6 +39,7 @@ from ._fastscan import (
     CompactBlock,
     compact_block,
 )
+from ._files import BOM
 from ._printf import printf_columns
 from ._report import MAX_TEXT, FileReport
 
@@ -56,6 +57,7 @@ __all__ = [
     "parse_last_line",
     "require_trace_lines",
     "scan_csv",
+    "without_bom",
 ]
 
 DEFAULT_BLOCK_BYTES = 16 * 1024 * 1024
@@ -67,8 +69,6 @@ _COMPLETE_TIME_RE = re.compile(rb"[0-9]+\.[0-9]{6}")
 # holds nothing else (NUL bytes or text are another story).
 _TRACE_PREFIX_RE = re.compile(rb"[0-9 \t,.+\-eE]*")
 
-#: The UTF-8 byte order mark an editor or a Windows tool may put at the start of a file.
-BOM = b"\xef\xbb\xbf"
 CUT_LINE = "last line cut (no line end; the job was probably killed)"
 NUL_BYTES = "NUL bytes (file blocks never written; the node probably crashed)"
 BAD_FIELDS = "wrong number of fields"
@@ -171,11 +171,30 @@ def _join(pieces: list[bytes]) -> bytes:
     return b"".join(pieces)
 
 
+def without_bom(blocks: Iterator[tuple[bytes, bool]]) -> Iterator[tuple[bytes, bool]]:
+    """``blocks`` of a file from its start, without the UTF-8 byte order mark
+    that may start it.
+
+    An editor or a Windows tool may add one. Kept, it would glue itself to the
+    first field (a first trace line skipped as ``not a number``, a label
+    ``'\\ufeffhisto'`` splitting PE 0). Dropped before any route sees the bytes,
+    so every route reads the same lines; a BOM anywhere else is text.
+    """
+    first = True
+    for block, last in blocks:
+        if first:
+            block = block.removeprefix(BOM)
+        first = False
+        if block:
+            yield block, last
+
+
 def file_blocks(
     path: Path, report: FileReport, block_bytes: int, *, start: int = 0, limit: int | None = None
 ) -> Iterator[tuple[bytes, bool]]:
     """:func:`line_blocks` of the file at ``path`` (``limit`` bytes from
-    ``start``, default all), which is closed at the end.
+    ``start``, default all), which is closed at the end; from the start,
+    :func:`without_bom`.
 
     Raises
     ------
@@ -190,7 +209,8 @@ def file_blocks(
         try:
             if start:
                 handle.seek(start)
-            yield from line_blocks(handle, report, block_bytes, limit=limit)
+            blocks = line_blocks(handle, report, block_bytes, limit=limit)
+            yield from without_bom(blocks) if not start else blocks
         except OSError as exc:
             raise TraceFormatError(f"read failed: {exc.strerror}", path=path) from exc
 

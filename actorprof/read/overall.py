@@ -43,7 +43,6 @@ from __future__ import annotations
 import math
 import re
 import warnings
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -71,7 +70,14 @@ from ._overall_fast import (
     maybe_profile_line,
 )
 from ._report import MAX_EXAMPLES_PER_REASON, MAX_TEXT, FileReport, ReadReport
-from ._scan import BOM, DEFAULT_BLOCK_BYTES, NUL_BYTES, PE_LIMIT_PREFIX, line_blocks, shown_text
+from ._scan import (
+    DEFAULT_BLOCK_BYTES,
+    NUL_BYTES,
+    PE_LIMIT_PREFIX,
+    line_blocks,
+    shown_text,
+    without_bom,
+)
 
 __all__ = [
     "BAD_PE_TAG",
@@ -367,7 +373,7 @@ def _scan(
     number = 0
     try:
         with open(path, "rb") as handle:
-            for block, last in _without_bom(line_blocks(handle, file_report, block_bytes)):
+            for block, last in without_bom(line_blocks(handle, file_report, block_bytes)):
                 if isinstance(rows, Records) and not last and len(block) >= _FAST_MIN_BYTES:
                     fast = canonical_block(
                         block, number + 1, rows.labels, num_pes, MAX_EXAMPLES_PER_REASON, shown_text
@@ -388,22 +394,6 @@ def _scan(
     except OSError as exc:
         raise TraceFormatError(f"cannot read: {exc.strerror}", path=path) from exc
     return rows, problems
-
-
-def _without_bom(blocks: Iterator[tuple[bytes, bool]]) -> Iterator[tuple[bytes, bool]]:
-    """``blocks`` without the UTF-8 byte order mark that may start the file.
-
-    An editor or a Windows tool may add one; kept, it would glue itself to
-    the first label (``'\\ufeffhisto'``, a second label splitting PE 0).
-    Dropped before either route sees the bytes, so both read the same lines.
-    """
-    first = True
-    for block, last in blocks:
-        if first:
-            block = block.removeprefix(BOM)
-        first = False
-        if block:
-            yield block, last
 
 
 def _scan_line(

@@ -76,7 +76,7 @@ from ._report import (
     FileReport,
     ReadReport,
 )
-from ._scan import BOM, CUT_LINE, NEGATIVE, NUL_BYTES, PE_LIMIT_PREFIX, TOO_LARGE, file_blocks
+from ._scan import CUT_LINE, NEGATIVE, NUL_BYTES, PE_LIMIT_PREFIX, TOO_LARGE, file_blocks
 
 if TYPE_CHECKING:  # the map step reads with numpy alone: its workers never import pandas
     import pandas as pd
@@ -402,11 +402,7 @@ class PhysicalScan:
         first_line = 1
         limit = None if stop is None else stop - start
         route = _CountedRoute() if counted else None
-        head = start == 0
         for raw, last in file_blocks(self.path, self.report, block_bytes, start=start, limit=limit):
-            if head:  # an editor's mark, not text of the first line
-                raw = raw.removeprefix(BOM)
-            head = False
             if last:
                 self._last_line(raw, first_line)
                 break
