@@ -784,6 +784,7 @@ def export(
     With a PAPI trace of the same run (in the same folder, or --papi DIR), each
     PE also gets a handled/s track (PROC) and a MAIN slice.
     """
+    from ._text import format_ranges
     from .kinds.timeline import (
         clock_overlap,
         find_papi_folder,
@@ -822,6 +823,12 @@ def export(
             console.warn(
                 f"the PAPI trace in {papi_dir} does not overlap the logical trace in time: "
                 "it is probably from another run, so its tracks are misplaced"
+            )
+        if unended := papi.pes_without_main(view.num_pes):
+            console.warn(
+                f"no MAIN region for {len(unended):,} of {view.num_pes:,} PEs "
+                f"(PE {format_ranges(unended)}): the PAPI trace has no MAIN line to place "
+                "for them (an empty or cut PAPI file?)"
             )
     trace = perfetto_stream(view, papi=papi, bins=bins)
     events = 0

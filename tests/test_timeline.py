@@ -222,6 +222,23 @@ def test_export_with_papi_regions(examples: Path, tmp_path: Path) -> None:
     assert {e["pid"] for e in handled} == {0, 1, 2, 3}
 
 
+def test_export_says_which_pes_get_no_main_region(examples: Path, tmp_path: Path) -> None:
+    """An empty PAPI file (a PE whose job died before its counters were
+    written): its PE has no MAIN slice, and the export says so."""
+    import shutil
+
+    run_dir = shutil.copytree(examples / "histo_4pe" / "papi", tmp_path / "run")
+    (run_dir / "PE2_PAPI.csv").write_bytes(b"")
+    result = CliRunner().invoke(main, ["export", str(run_dir), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.stderr
+    assert (
+        "warning: no MAIN region for 1 of 4 PEs (PE 2): the PAPI trace has no MAIN line"
+        in result.stderr
+    )
+    events = json.loads((tmp_path / "out" / "export_perfetto.json").read_text())["traceEvents"]
+    assert sorted(e["pid"] for e in events if e["name"] == "MAIN") == [0, 1, 3]
+
+
 def test_papi_times_and_clock_check(examples: Path) -> None:
     from actorprof.kinds.timeline import clock_overlap, papi_times
 

@@ -358,6 +358,14 @@ class PapiTimes(Summarized):
             ("time outliers", count(self.num_outliers)),
         ]
 
+    def pes_without_main(self, num_pes: int) -> list[int]:
+        """The PEs among ``range(num_pes)`` without a MAIN end to place (no
+        MAIN line in their PAPI file, or an untimed or outlier one): they get
+        no MAIN region."""
+        ended = np.fromiter(self.main_end_s, dtype=np.int64, count=len(self.main_end_s))
+        unended: list[int] = np.setdiff1d(np.arange(num_pes), ended).tolist()
+        return unended
+
 
 def papi_times(
     path: str | PathLike[str],
