@@ -112,6 +112,24 @@ def distinct_contents(paths: list[Path]) -> list[Path]:
     return kept
 
 
+def trace_heads(run: Path, to: Path, lines: int = 2_000) -> Path:
+    """A copy of the run folder ``run`` at ``to`` whose logical and PAPI files
+    keep their first ``lines`` lines (the rest copied whole): a real run of
+    every kind it holds, read in a fraction of the time, for tests of what a
+    command does with its outputs rather than of its numbers."""
+    to.mkdir(parents=True, exist_ok=True)
+    for file in sorted(run.rglob("*")):
+        target = to / file.relative_to(run)
+        if file.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        elif file.name.endswith(("_send.csv", "_PAPI.csv")):
+            with file.open("rb") as f:
+                target.write_bytes(b"".join(line for _, line in zip(range(lines), f)))
+        else:
+            shutil.copyfile(file, target)
+    return to
+
+
 def fresh_python(code: str) -> str:
     """What ``code`` prints, run by a new interpreter that imports this
     checkout (``MPLBACKEND=Agg``); it must exit 0 (else its stderr is shown)."""

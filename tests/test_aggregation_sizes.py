@@ -36,9 +36,11 @@ from actorprof.kinds.aggregation import (
 from actorprof.kinds.logical import logical_view
 from actorprof.report.run import run_report
 
-from .test_engine import WAYS, assert_same, engine, fixtures, noisy_trace
+from .conftest import EXAMPLES, trace_heads
+from .test_engine import WAYS, assert_same, engine, fixtures, noisy_trace, plain
 
 REAL = Path(__file__).resolve().parent / "data" / "real"
+DATA = Path(__file__).resolve().parent / "data"
 
 
 def second_read(path: Path, **kw: Any) -> pd.DataFrame:
@@ -52,7 +54,7 @@ def sized(path: Path, way: Engine, **kw: Any) -> tuple[CommMatrices, ReadReport]
     return acc.result(kw.get("num_pes")), report
 
 
-def mixed_trace(folder: Path, *, pes: int = 8, lines: int = 4000, seed: int = 5) -> Path:
+def mixed_trace(folder: Path, *, pes: int = 8, lines: int = 1500, seed: int = 5) -> Path:
     """PE files whose pairs mix message sizes: some always one size, some two
     sizes whose mean is whole (8 and 24: 16), some three; lines of other
     sources in a file (the pair then comes from two files), noise lines in
@@ -178,29 +180,53 @@ def test_partials_merged_in_any_order_count_as_a_groupby(seed: int) -> None:
     pd.testing.assert_frame_equal(plain.result().pairs, mats.pairs)
 
 
-def _check(path: Path, way: Engine, **kw: Any) -> None:
+Reference = tuple[tuple[CommMatrices, ReadReport], pd.DataFrame]
+
+
+def _check(path: Path, way: Engine, reference: Reference | None = None, **kw: Any) -> CommMatrices:
+    """``reference``: the read without the sizes and the second read, when
+    already made (the same for every way)."""
     mats, report = sized(path, way, **kw)
-    assert_same(engine(path, way, **kw), (mats, report))  # pairs, accounting: as without
+    without, second = reference or (engine(path, way, **kw), second_read(path, **kw))
+    assert_same(without, (mats, report))  # pairs, accounting: as without
     assert mats.mixed_sizes is not None
     got = pairs_by_size(mats.pairs, mats.mixed_sizes)
-    pd.testing.assert_frame_equal(got, second_read(path, **kw), check_exact=True)
+    pd.testing.assert_frame_equal(got, second, check_exact=True)
+    return mats
+
+
+@pytest.fixture(scope="module")
+def every_way_cases(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> list[tuple[Path, dict[str, Any], Reference]]:
+    """The traces every way reads, with the plain reader's read (without the
+    sizes) and the second read of each, made once for all the ways. The
+    shipped examples' PE files cut to their first 2,000 lines (~68 kB each:
+    still several ranges and blocks per file on the ranged ways)."""
+    root = tmp_path_factory.mktemp("every_way")
+    examples = root / "examples"
+    for run in ("ig_8pe_2nodes", "histo_4pe"):
+        trace_heads(EXAMPLES / run / "logical", examples / run / "logical", 2000)
+    mixed = mixed_trace(root / "mixed")
+    noisy = noisy_trace(root / "noisy")  # sizes 8, 16, 24 per pair; bad lines
+    cases = [*fixtures(DATA, examples), (mixed, {}), (noisy, {}), (mixed, {"num_pes": 6})]
+    return [(path, kw, (plain(path, **kw), second_read(path, **kw))) for path, kw in cases]
 
 
 @pytest.mark.parametrize("way", list(WAYS))
 def test_every_way_gives_the_second_read(
-    data: Path, examples: Path, tmp_path: Path, way: str
+    every_way_cases: list[tuple[Path, dict[str, Any], Reference]], way: str
 ) -> None:
-    mixed = mixed_trace(tmp_path / "mixed")
-    noisy = noisy_trace(tmp_path / "noisy")  # sizes 8, 16, 24 per pair; bad lines
-    for path, kw in [*fixtures(data, examples), (mixed, {}), (noisy, {}), (mixed, {"num_pes": 6})]:
-        _check(path, WAYS[way], **kw)
-    mats, _ = sized(mixed, WAYS[way])
-    assert mats.mixed_sizes is not None and len(mats.mixed_sizes) > 0
+    for path, kw, reference in every_way_cases:
+        mats = _check(path, WAYS[way], reference, **kw)
+        if (path.name, kw) == ("mixed", {}):
+            mixed = mats
+    assert mixed.mixed_sizes is not None and len(mixed.mixed_sizes) > 0
 
 
 def test_sizes_mixed_across_ranges_of_one_file(tmp_path: Path) -> None:
-    mixed = mixed_trace(tmp_path / "mixed", pes=2, lines=3000)
-    for split in (200, 5_000, 40_000):  # a pair's sizes met in different ranges
+    mixed = mixed_trace(tmp_path / "mixed", pes=2, lines=1000)  # 2 files of ~34 kB
+    for split in (200, 2_000, 20_000):  # a pair's sizes met in different ranges
         _check(mixed, Engine(jobs=1, split_bytes=split, block_bytes=256))
     _check(mixed, Engine(jobs=2, split_bytes=3_000, parallel_min_bytes=0))
     # the cache keeps a file's ranges merged: per size too (written, then used)

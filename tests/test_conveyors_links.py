@@ -9,7 +9,7 @@ cases built by hand; chunked and whole give the same table.
 from __future__ import annotations
 
 import itertools
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -392,13 +392,38 @@ def test_packet_shift_block_by_block(monkeypatch: pytest.MonkeyPatch) -> None:
 # --- the aggregation view and command without holding the links --------------
 
 
-def _written(view: Any, folder: Path) -> dict[str, bytes]:
+def _written(view: Any, folder: Path, drawn: tuple[str, ...]) -> tuple[dict[str, bytes], Any]:
+    """The files ``write_aggregation`` writes, and what each of its figures
+    is built from; only the figures of ``drawn`` are drawn."""
     from actorprof.kinds.aggregation import write_aggregation
     from actorprof.write import OutputWriter
 
-    out = OutputWriter(folder, kind="aggregation")
+    builds: dict[str, Any] = {}
+
+    class Builds(OutputWriter):
+        def draw(self, build: Any, name: str, *, dpi: int | None = None) -> Path:
+            builds[name] = build
+            if name in drawn:
+                return super().draw(build, name, dpi=dpi)
+            return self.path(name, self.fmt)
+
+    out = Builds(folder, kind="aggregation")
     write_aggregation(view, out, log_scale=None)
-    return {p.name: p.read_bytes() for p in out.written}
+    return {p.name: p.read_bytes() for p in out.written}, builds
+
+
+def _same_figure(got: Any, want: Any) -> None:
+    """Two figures built alike: one module-level function of equal plain data
+    (what a figure server is sent), so the same image."""
+    assert isinstance(got, partial) and isinstance(want, partial)
+    assert got.func is want.func and list(got.keywords) == list(want.keywords)
+    values = [*zip(got.args, want.args, strict=True)]
+    values += [(got.keywords[key], want.keywords[key]) for key in want.keywords]
+    for mine, theirs in values:
+        if isinstance(theirs, pd.DataFrame):
+            pd.testing.assert_frame_equal(mine, theirs, check_exact=True)
+        else:
+            assert type(mine) is type(theirs) and mine == theirs
 
 
 @pytest.mark.parametrize(("physical", "logical"), RUN_FOLDERS)
@@ -420,11 +445,16 @@ def test_view_counted_by_blocks_writes_the_same(
     assert len(list(light.link_blocks())) > 2
     pd.testing.assert_frame_equal(pd.concat(light.link_blocks(), ignore_index=True), held.links)
     # the links CSV written a block at a time is the held table's, byte for byte;
-    # the heatmap needs the links (drawn up to 1,024 PEs), so it is left out here
-    held_files = _written(held, tmp_path / "held")
-    light_files = _written(light, tmp_path / "light")
-    held_files.pop("aggregation_heatmap.png", None)
-    assert held_files == light_files
+    # the heatmap needs the links (drawn up to 1,024 PEs), so it is left out here.
+    # The other figures: drawn for the held view, built of the same data for both
+    held_files, held_builds = _written(held, tmp_path / "held", drawn=("bytes", "layouts"))
+    light_files, light_builds = _written(light, tmp_path / "light", drawn=())
+    held_builds.pop("heatmap", None)
+    assert "bytes" in light_builds and list(light_builds) == list(held_builds)
+    for name, build in light_builds.items():
+        _same_figure(build, held_builds[name])
+        assert held_files[f"aggregation_{name}.png"].startswith(b"\x89PNG")
+    assert {k: v for k, v in held_files.items() if not k.endswith(".png")} == light_files
     assert light_files["aggregation_links.csv"].count(b"\n") == len(held.links) + 1
 
 

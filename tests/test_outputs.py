@@ -16,7 +16,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +30,7 @@ from actorprof import ActorProfError
 from actorprof.cli import main
 from actorprof.write import OutputWriter
 
-from .conftest import EXAMPLES, snapshot
+from .conftest import EXAMPLES, snapshot, trace_heads
 
 DATA = Path(__file__).resolve().parent / "data"
 BAD = DATA / "bad"
@@ -266,8 +265,8 @@ def digest(folder: Path) -> dict[str, tuple[str, int, int]]:
 
 def test_inputs_are_never_modified_or_touched(tmp_path: Path) -> None:
     runs = tmp_path / "examples"
-    shutil.copytree(EXAMPLES, runs, ignore=shutil.ignore_patterns("img", "*.py"))
-    ig, histo = runs / "ig_8pe_2nodes", runs / "histo_4pe"
+    ig = trace_heads(EXAMPLES / "ig_8pe_2nodes", runs / "ig_8pe_2nodes")
+    histo = trace_heads(EXAMPLES / "histo_4pe", runs / "histo_4pe")
     before = digest(runs)
     out = tmp_path / "out"
     commands: list[list[str | Path]] = [

@@ -24,6 +24,7 @@ from actorprof.report.run import find_run_traces, run_report
 
 from ._figure_builders import BuilderCollector
 from ._synthetic import write_logical, write_overall
+from .conftest import trace_heads
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -556,8 +557,19 @@ def test_embedded_png_has_the_pixels_savefig_draws() -> None:
     assert np.array_equal(got, want)
 
 
+@pytest.fixture(scope="module")
+def heads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The shipped runs of every kind, their logical and PAPI files cut to
+    their first lines: for tests of which figures and tables are made, not
+    of their numbers."""
+    root = tmp_path_factory.mktemp("heads")
+    return {run: trace_heads(EXAMPLES / run, root / run) for run in ("ig_8pe_2nodes", "histo_4pe")}
+
+
 @pytest.mark.parametrize("example", ["ig_8pe_2nodes", "histo_4pe"])
-def test_figures_drawn_as_each_kind_is_read_are_the_same_page(example: str) -> None:
+def test_figures_drawn_as_each_kind_is_read_are_the_same_page(
+    example: str, heads: dict[str, Path]
+) -> None:
     """The CLI draws each kind's figures once it is read (``on_read``):
     the same figures, in the page's order, as drawn after every read."""
     from actorprof.report.figures import ReportFigures, report_figures
@@ -570,7 +582,7 @@ def test_figures_drawn_as_each_kind_is_read_are_the_same_page(example: str) -> N
         figures.draw(run, kind)
         seen.append((kind, len(early.figures)))
 
-    run = run_report(EXAMPLES / example, on_read=on_read)
+    run = run_report(heads[example], on_read=on_read)
     kinds = [kind for kind, _ in seen]
     if example == "ig_8pe_2nodes":
         assert kinds == ["logical", "physical", "aggregation", "timeline"]
@@ -580,7 +592,7 @@ def test_figures_drawn_as_each_kind_is_read_are_the_same_page(example: str) -> N
     assert drawn == sorted(drawn) and 0 < drawn[0] < drawn[-1]  # every kind drew some
     assert figures.finish(run, release=True) == {}
     late = BuilderCollector()
-    assert report_figures(run_report(EXAMPLES / example), late, top=10, warn=print) == {}
+    assert report_figures(run_report(heads[example]), late, top=10, warn=print) == {}
     assert [(f.section, f.scope, f.name) for f in early.figures] == [
         (f.section, f.scope, f.name) for f in late.figures
     ]
@@ -619,7 +631,7 @@ def test_the_coverage_of_files_held_as_columns_is_that_of_their_reports(
 
 
 @pytest.mark.parametrize("example", ["ig_8pe_2nodes", "histo_4pe"])
-def test_a_sink_of_figures_only_is_given_no_table(example: str) -> None:
+def test_a_sink_of_figures_only_is_given_no_table(example: str, heads: dict[str, Path]) -> None:
     """The writers make no table or summary for a sink that keeps figures only
     (the report's collector, ``tables = False``), and the same figures."""
     from actorprof.report.figures import report_figures
@@ -647,7 +659,7 @@ def test_a_sink_of_figures_only_is_given_no_table(example: str) -> None:
     for sink_type in (Recorded, Tables):
         sink = sink_type()
         sink.kept = []
-        assert report_figures(run_report(EXAMPLES / example), sink, top=10, warn=print) == {}
+        assert report_figures(run_report(heads[example]), sink, top=10, warn=print) == {}
         drawn.append([(f.section, f.scope, f.name, f.data) for f in sink.figures])
         assert keeps_tables(sink) is (sink_type is Tables)
         assert ("json" in sink.kept) is (sink_type is Tables)

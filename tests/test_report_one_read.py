@@ -84,7 +84,7 @@ def _late_run(folder: Path) -> Path:
 
 
 #: Fuzzed runs of calm odd lines (no outlier time): each reads once.
-CALM_SEEDS = 8
+CALM_SEEDS = 5
 
 
 def _synthetic_folders(tmp_path: Path) -> dict[str, Path]:
@@ -101,25 +101,24 @@ def _synthetic_folders(tmp_path: Path) -> dict[str, Path]:
     return folders
 
 
-def _real_folders(tmp_path: Path, *, real_head: int | None = None) -> dict[str, Path]:
+def _real_folders(tmp_path: Path, *, real_head: int) -> dict[str, Path]:
     folders = {}
     for found in sorted((DATA / "real").rglob("PE0_send.csv"))[:3]:
-        real = found.parent
-        if real_head is not None:  # the first lines of each file: real times still
-            real = tmp_path / f"head_{real.parent.name}_{real.name}"
-            real.mkdir()
-            for trace in found.parent.glob("*_send.csv"):
-                with trace.open("rb") as f:
-                    head = b"".join(next(f, b"") for _ in range(real_head))
-                (real / trace.name).write_bytes(head)
+        real = tmp_path / f"head_{found.parent.parent.name}_{found.parent.name}"
+        real.mkdir()
+        for trace in found.parent.glob("*_send.csv"):  # the first lines: real times still
+            with trace.open("rb") as f:
+                head = b"".join(next(f, b"") for _ in range(real_head))
+            (real / trace.name).write_bytes(head)
         folders[f"real {found.parent.name}"] = real
     return folders
 
 
-#: Ways that cut a 160,000-line real trace (20,000 lines a file) into thousands
-#: of units read the first REAL_HEAD lines of each file; the others read it whole.
+#: Each way reads the first lines of each file of the real traces (20,000 lines
+#: a file; their times are real still): ways that cut the files into thousands
+#: of units the first HEAD[True] lines, the others HEAD[False].
 HEAVY = ("byte ranges", "tiny blocks", "processes")
-REAL_HEAD = 2_500
+HEAD = {True: 1_000, False: 5_000}
 
 Cases = list[tuple[str, Path, "TimelineView | str"]]
 
@@ -127,8 +126,8 @@ Cases = list[tuple[str, Path, "TimelineView | str"]]
 @pytest.fixture(scope="module")
 def timeline_cases(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, Cases]:
     """The runs and their timelines from the timeline's own read, made once
-    for every way: the synthetic runs, and whole real traces (False) or their
-    heads (True)."""
+    for every way: the synthetic runs, and the real traces' heads for the
+    light ways (False) and the heavy ones (True)."""
     import warnings
 
     def read(folders: dict[str, Path]) -> Cases:
@@ -141,8 +140,8 @@ def timeline_cases(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, Cases
             head: synthetic
             + read(
                 _real_folders(
-                    tmp_path_factory.mktemp("heads" if head else "whole"),
-                    real_head=REAL_HEAD if head else None,
+                    tmp_path_factory.mktemp("heavy" if head else "light"),
+                    real_head=HEAD[head],
                 )
             )
             for head in (False, True)

@@ -26,7 +26,7 @@ from actorprof import ActorProfError
 from actorprof.cli import main
 from actorprof.write import OutputWriter, new_figure
 
-from .conftest import snapshot
+from .conftest import EXAMPLES, snapshot, trace_heads
 
 DATA = Path(__file__).resolve().parent / "data"
 SPARE_CPUS = actorprof.write._spare_cpus
@@ -60,6 +60,12 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(os, "fork", fork)
     return pids
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run of the logical and physical traces (the heads of a real one)."""
+    return trace_heads(EXAMPLES / "ig_8pe_2nodes", tmp_path_factory.mktemp("ig_8pe_2nodes"))
 
 
 def contents(folder: Path) -> dict[str, bytes]:
@@ -488,9 +494,8 @@ def test_a_server_imports_matplotlib_without_its_3d_axes() -> None:
 
 
 def test_the_report_draws_in_its_figure_server_what_it_draws_here(
-    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch, example: Path
 ) -> None:
-    example = Path(__file__).resolve().parents[1] / "examples" / "ig_8pe_2nodes"
     code, _, err = run("report", example, "-o", tmp_path / "bg", "--no-cache")
     assert code == 0, err
     assert len(forks) == 2  # the figure server (it forks a child per figure), report.json
@@ -503,7 +508,7 @@ def test_the_report_draws_in_its_figure_server_what_it_draws_here(
 
 
 def test_the_report_leaves_no_figure_folder_behind(
-    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch, example: Path
 ) -> None:
     import gc
     import tempfile
@@ -511,7 +516,6 @@ def test_the_report_leaves_no_figure_folder_behind(
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    example = Path(__file__).resolve().parents[1] / "examples" / "ig_8pe_2nodes"
     code, _, err = run("report", example, "-o", tmp_path / "out", "--no-cache")
     assert code == 0, err
     assert len(forks) == 2 and list(scratch.iterdir()) == []  # the server, report.json
@@ -524,14 +528,13 @@ def test_the_report_leaves_no_figure_folder_behind(
 
 
 def test_without_a_temporary_folder_the_report_draws_its_figures_here(
-    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch, example: Path
 ) -> None:
     import tempfile
 
     def no_folder(*args: Any, **kwargs: Any) -> str:
         raise FileNotFoundError(2, "No usable temporary directory found")
 
-    example = Path(__file__).resolve().parents[1] / "examples" / "ig_8pe_2nodes"
     code, _, err = run("report", example, "-o", tmp_path / "served", "--no-cache")
     assert code == 0, err
     monkeypatch.setattr(tempfile, "mkdtemp", no_folder)
@@ -543,7 +546,7 @@ def test_without_a_temporary_folder_the_report_draws_its_figures_here(
 
 
 def test_a_report_figure_failing_in_a_child_is_a_warning_and_the_page_goes_on(
-    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch, example: Path
 ) -> None:
     import json
 
@@ -555,7 +558,6 @@ def test_a_report_figure_failing_in_a_child_is_a_warning_and_the_page_goes_on(
 
     monkeypatch.setattr(actorprof.plot.distribution, "plot_violin", broken)
     monkeypatch.setattr(actorprof.plot, "plot_violin", broken)
-    example = Path(__file__).resolve().parents[1] / "examples" / "ig_8pe_2nodes"
     code, _, err = run("report", example, "-o", tmp_path, "--no-cache")
     assert code == 0, err
     assert forks
