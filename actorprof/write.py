@@ -22,9 +22,11 @@ import math
 import os
 import pickle
 import select
+import signal
 import sys
 import tempfile
 import threading
+import time
 import traceback
 import warnings
 import weakref
@@ -301,10 +303,12 @@ class OutputWriter:
             self._write_file(target, write)  # not _atomic: no sibling to wait for
             return b""
 
-        forked = fork_child(work)
+        with _sigint_held():  # a Ctrl-C stops every child known (the server's: _stop_children)
+            forked = fork_child(work)
+            if forked is not None:
+                self._children.append(_Child(*forked, target))
         if forked is None:  # no memory or process left for a child: draw it here
             return self._atomic(target, write)
-        self._children.append(_Child(*forked, target))
         self.written.append(target)
         return target
 
@@ -577,6 +581,28 @@ def _busy_cpus(loadavg: str = "/proc/loadavg") -> float:
         return 0.0
 
 
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """SIGINT held back (blocked) inside: one that comes meanwhile is received
+    on leaving."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def _fork() -> int:
+    """``os.fork()`` with SIGINT held back until both processes have run their
+    at-fork handlers: a Ctrl-C inside one of them is printed as ``Exception
+    ignored in ...`` with a traceback. Held back, it comes once they are done."""
+    with _sigint_held():
+        return os.fork()
+
+
 def fork_child(work: Callable[[], bytes]) -> tuple[int, int] | None:
     """Run ``work`` in a forked child; its pid and the pipe it answers on.
 
@@ -589,7 +615,7 @@ def fork_child(work: Callable[[], bytes]) -> tuple[int, int] | None:
         stream.flush()
     read_end, write_end = os.pipe()
     try:
-        pid = os.fork()
+        pid = _fork()
     except OSError:
         os.close(read_end)
         os.close(write_end)
@@ -597,6 +623,8 @@ def fork_child(work: Callable[[], bytes]) -> tuple[int, int] | None:
     if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
         status = 0
         try:
+            if hasattr(signal, "pthread_sigmask"):  # held by the caller until it knows this child
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
             os.close(read_end)
             gc.disable()
             try:
@@ -706,7 +734,7 @@ class _FigureServer:
         jobs_read, jobs_write = os.pipe()
         results_read, results_write = os.pipe()
         try:
-            pid = os.fork()
+            pid = _fork()
         except OSError:
             for fd in (jobs_read, jobs_write, results_read, results_write):
                 os.close(fd)
@@ -717,8 +745,10 @@ class _FigureServer:
                 os.close(jobs_write)
                 os.close(results_read)
                 _serve(writer, warm, jobs_read, results_write)
-            except BaseException:
+            except BaseException:  # Ctrl-C, the caller's (finish), a job cut short
                 status = 1
+                with contextlib.suppress(BaseException):
+                    _stop_children(writer._children)
             finally:
                 os._exit(status)  # no atexit handlers, no flush of the parent's buffers
         os.close(jobs_read)
@@ -746,13 +776,18 @@ class _FigureServer:
 
     def finish(self) -> dict[Path, BaseException]:
         """Wait for the server; the figures that failed, with their errors."""
-        self._abandon.detach()
-        with contextlib.suppress(OSError):  # gone: its status says why
-            _write_all(self.jobs, bytes(8))  # the end of the jobs
-        os.close(self.jobs)
-        with os.fdopen(self.results, "rb") as pipe:
-            payload = pipe.read()
-        status = os.waitpid(self.pid, 0)[1]
+        try:
+            self._abandon.detach()
+            with contextlib.suppress(OSError):  # gone: its status says why
+                _write_all(self.jobs, bytes(8))  # the end of the jobs
+            os.close(self.jobs)
+            with os.fdopen(self.results, "rb") as pipe:
+                payload = pipe.read()
+            status = os.waitpid(self.pid, 0)[1]
+        except KeyboardInterrupt:  # to this process alone (kill -INT): the figures stop too
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGINT)
+            raise
         if payload:
             return {Path(target): _restore(error) for target, error in pickle.loads(payload)}
         if os.waitstatus_to_exitcode(status) != 0 and self.targets:
@@ -787,8 +822,8 @@ def _serve(  # pragma: no cover - runs in the server
                 collect(child)
 
     def collect(child: _Child) -> None:
+        error = child.outcome()  # a Ctrl-C while waiting: the child is still to stop
         writer._children.remove(child)
-        error = child.outcome()
         if error is not None:
             failures.append((str(child.target), error))
 
@@ -822,8 +857,9 @@ def _serve(  # pragma: no cover - runs in the server
                 continue
             try:
                 size = int.from_bytes(_read_exactly(jobs, 8), "little")
-            except EOFError:
-                return  # the caller is gone without finishing: nothing to report
+            except EOFError:  # the caller is gone without finishing: nothing to report
+                _stop_children(writer._children)
+                return
             if not size:
                 more = False
                 continue
@@ -837,6 +873,42 @@ def _serve(  # pragma: no cover - runs in the server
     reap(block=True)
     _write_all(results_fd, pickle.dumps(failures) if failures else b"")
     os.close(results_fd)
+
+
+#: How long a figure server whose caller is gone waits for its children to
+#: leave by themselves (a Ctrl-C to the whole command reached them too).
+_STOP_GRACE_S = 0.1
+
+
+def _stop_children(children: list[_Child]) -> None:  # pragma: no cover - runs in the server
+    """Stop the figures being drawn for a caller that is gone (a Ctrl-C or a
+    ``kill -INT`` to the command alone, an error): no figure is written
+    after the command has ended, and none is left half-written.
+
+    Each child is sent SIGINT, its KeyboardInterrupt removes its temporary
+    file, and it leaves. A Ctrl-C to the whole process group reached the
+    children already: those that leave within :data:`_STOP_GRACE_S` are not
+    interrupted a second time (which could cut their clean-up short).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # this process stops them whatever comes
+    live = list(children)
+    deadline = time.monotonic() + _STOP_GRACE_S
+    while live and time.monotonic() < deadline:
+        time.sleep(0.005)
+        live = [child for child in live if not _gone(child)]
+    for child in live:
+        with contextlib.suppress(OSError):
+            os.kill(child.pid, signal.SIGINT)
+    for child in live:
+        with contextlib.suppress(OSError):
+            os.waitpid(child.pid, 0)
+
+
+def _gone(child: ForkedChild) -> bool:  # pragma: no cover - runs in the server
+    try:
+        return child.done()
+    except ChildProcessError:  # reaped already
+        return True
 
 
 def _build_and_write(  # pragma: no cover - runs in the server

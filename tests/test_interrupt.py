@@ -188,3 +188,66 @@ def test_a_real_command_interrupted_at_its_end(start: Start, data: Path, tmp_pat
         _, err = process.communicate(timeout=30)
         assert (process.returncode, err) in [(130, INTERRUPTED + "\n"), (0, "")]
         assert sorted(p.name for p in out_dir.iterdir()) == sorted(Path(p).name for p in listed)
+
+
+#: A command whose figure server draws a figure for 30 s: "drawing" once its
+#: child is at it; the command then waits in ``finish`` or (--in-body) on stdin.
+FIGURE = """\
+import sys
+import time
+
+import click
+from matplotlib.figure import Figure
+
+import actorprof.write
+from actorprof.cli import handle_errors, main, run
+from actorprof.write import OutputWriter
+
+actorprof.write._spare_cpus = lambda: 2  # a server and its child, whatever the load
+
+
+def slow_figure() -> Figure:
+    click.echo("drawing")
+    time.sleep(30)
+    return Figure()
+
+
+@main.command("probe")
+@click.argument("out")
+@click.option("--in-finish/--in-body", default=True)
+@handle_errors
+def probe(out: str, in_finish: bool) -> None:
+    writer = OutputWriter(out, kind="probe", background=True, warm=("matplotlib.figure",))
+    writer.draw(slow_figure, "figure")
+    if not in_finish:
+        sys.stdin.read()
+    writer.finish()
+
+
+sys.argv = ["actorprof", "probe", *sys.argv[1:]]
+run()
+"""
+
+
+@pytest.mark.parametrize("where", ["--in-finish", "--in-body"])
+@pytest.mark.parametrize("group", [True, False], ids=["terminal", "parent-only"])
+def test_ctrl_c_stops_the_figures_being_drawn(
+    start: Start, tmp_path: Path, where: str, group: bool
+) -> None:
+    """Ctrl-C while the figure server's child draws: in a terminal it reaches
+    every process; sent to the command alone (``kill -INT``), the command
+    stops its server and the server its child. Either way the child stops
+    (not 30 s later), its temporary file is removed, and no figure is
+    written after the command has ended."""
+    out = tmp_path / "out"
+    process = _probe(start, FIGURE, str(out), where)
+    _wait_for(process, "drawing")
+    sent = time.monotonic()
+    if group:
+        os.killpg(process.pid, signal.SIGINT)
+    else:
+        process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=20)  # every process holding stdout is gone
+    assert time.monotonic() - sent < 10
+    assert (process.returncode, err) == (130, INTERRUPTED + "\n")
+    assert list(out.iterdir()) == []
