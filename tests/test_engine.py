@@ -27,7 +27,7 @@ from actorprof.engine import Engine, reduce_logical
 from actorprof.kinds.logical import logical_view
 from actorprof.read._fastscan import BlockBuffer, KeyTable, tokenize_block
 
-from .conftest import DATA, EXAMPLES, Recorder, snapshot
+from .conftest import DATA, EXAMPLES, Recorder, snapshot, trace_heads
 
 Result = tuple[CommMatrices, ReadReport]
 
@@ -88,17 +88,6 @@ def fixtures(data: Path, examples: Path) -> list[tuple[Path, dict[str, Any]]]:
 EXAMPLE_HEAD_LINES = 5_000
 
 
-def _head(folder: Path, dest: Path, lines: int) -> Path:
-    """A copy of ``folder`` with the first ``lines`` lines of each PE file."""
-    dest.mkdir()
-    for path in sorted(folder.iterdir()):
-        data = path.read_bytes()
-        if path.name.endswith("_send.csv"):
-            data = b"".join(data.splitlines(keepends=True)[:lines])
-        (dest / path.name).write_bytes(data)
-    return dest
-
-
 @pytest.fixture(scope="module")
 def plain_fixtures(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Path, Any, Result]]:
     """:func:`fixtures` (the examples' heads in place of the whole 7 MB of
@@ -108,7 +97,7 @@ def plain_fixtures(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Path,
     cases = []
     for path, kw in fixtures(DATA, EXAMPLES):
         if path.is_relative_to(EXAMPLES):
-            path = _head(path, base / path.parent.name, EXAMPLE_HEAD_LINES)
+            path = trace_heads(path, base / path.parent.name, EXAMPLE_HEAD_LINES)
             assert max(p.stat().st_size for p in path.iterdir()) > WAYS["jobs2-ranges"].split_bytes
         cases.append((path, kw, plain(path, **kw)))
     return cases
@@ -212,7 +201,9 @@ def test_errors_identical(tmp_path: Path, noisy: Path) -> None:
 def test_cache_hit_is_identical_and_never_in_the_trace(
     tmp_path: Path, examples: Path, noisy: Path
 ) -> None:
-    trace = _head(examples / "ig_8pe_2nodes" / "logical", tmp_path / "run", EXAMPLE_HEAD_LINES)
+    trace = trace_heads(
+        examples / "ig_8pe_2nodes" / "logical", tmp_path / "run", EXAMPLE_HEAD_LINES
+    )
     cache = tmp_path / "cache"
     for folder in (trace, noisy):
         before = snapshot(folder)

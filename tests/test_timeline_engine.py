@@ -18,6 +18,7 @@ from actorprof.engine import Engine
 from actorprof.errors import ActorProfError, TraceFormatError
 from actorprof.kinds.timeline import TimelineView, perfetto_trace, timeline_view
 
+from .conftest import trace_heads
 from .test_timeline_batch import OUTLIERS, damaged_run
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -69,24 +70,15 @@ def _view_or_error(folder: Path, **options: Any) -> TimelineView | str:
 REAL_HEAD_LINES = 600
 
 
-def _head(folder: Path, dest: Path, lines: int) -> Path:
-    """A copy of ``folder`` with the first ``lines`` lines of each PE file."""
-    dest.mkdir()
-    for path in sorted(folder.iterdir()):
-        data = path.read_bytes()
-        if path.name.endswith("_send.csv"):
-            data = b"".join(data.splitlines(keepends=True)[:lines])
-        (dest / path.name).write_bytes(data)
-    return dest
-
-
 def _folders(tmp_path: Path) -> dict[str, Path]:
     folders = {"damaged": damaged_run(tmp_path / "damaged")}
     for name in ("logical_small", "logical_bad", "logical_phases", "logical_dat"):
         folders[name] = DATA / name
     for found in sorted(REAL.rglob("PE0_send.csv"))[:3]:
         name = found.parent.name
-        folders[f"real {name}"] = _head(found.parent, tmp_path / f"real {name}", REAL_HEAD_LINES)
+        folders[f"real {name}"] = trace_heads(
+            found.parent, tmp_path / f"real {name}", REAL_HEAD_LINES
+        )
     return folders
 
 
