@@ -26,7 +26,6 @@ import signal
 import sys
 import tempfile
 import threading
-import time
 import traceback
 import warnings
 import weakref
@@ -40,6 +39,8 @@ from ._text import JsonText, PlainList, printable_name
 from .errors import ActorProfError
 
 if TYPE_CHECKING:
+    from types import FrameType
+
     import pandas as pd
     from matplotlib.figure import Figure
 
@@ -518,6 +519,7 @@ class OutputWriter:
             fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{target.name}.", suffix=".tmp")
         except OSError as exc:
             raise self._write_error(target, exc) from exc
+        _WRITING.append(tmp)
         try:
             with os.fdopen(fd, "wb") as handle:
                 write(handle)
@@ -528,6 +530,8 @@ class OutputWriter:
             if isinstance(exc, OSError):
                 raise self._write_error(target, exc) from exc
             raise
+        finally:
+            _WRITING.remove(tmp)
         self.written.append(target)
         return target
 
@@ -623,6 +627,8 @@ def fork_child(work: Callable[[], bytes]) -> tuple[int, int] | None:
     if pid == 0:  # pragma: no cover - the child (coverage does not follow it)
         status = 0
         try:
+            if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # (nohup: ignored still)
+                signal.signal(signal.SIGINT, _child_interrupted)
             if hasattr(signal, "pthread_sigmask"):  # held by the caller until it knows this child
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
             os.close(read_end)
@@ -745,7 +751,7 @@ class _FigureServer:
                 os.close(jobs_write)
                 os.close(results_read)
                 _serve(writer, warm, jobs_read, results_write)
-            except BaseException:  # Ctrl-C, the caller's (finish), a job cut short
+            except BaseException:  # a job cut short, an error
                 status = 1
                 with contextlib.suppress(BaseException):
                     _stop_children(writer._children)
@@ -816,6 +822,15 @@ def _serve(  # pragma: no cover - runs in the server
     writer._spare, writer._children, writer.written = spare, [], []
     failures: list[tuple[str, bytes]] = []
 
+    def interrupted(signum: int, frame: FrameType | None) -> None:
+        # here, not by a KeyboardInterrupt, which a destructor running at that
+        # moment would swallow (printed as "Exception ignored")
+        _stop_children(writer._children)
+        os._exit(1)
+
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, interrupted)  # Ctrl-C, or the caller's (finish)
+
     def reap(block: bool) -> None:
         for child in list(writer._children):
             if block or child.done():
@@ -875,40 +890,38 @@ def _serve(  # pragma: no cover - runs in the server
     os.close(results_fd)
 
 
-#: How long a figure server whose caller is gone waits for its children to
-#: leave by themselves (a Ctrl-C to the whole command reached them too).
-_STOP_GRACE_S = 0.1
-
-
 def _stop_children(children: list[_Child]) -> None:  # pragma: no cover - runs in the server
     """Stop the figures being drawn for a caller that is gone (a Ctrl-C or a
     ``kill -INT`` to the command alone, an error): no figure is written
     after the command has ended, and none is left half-written.
 
-    Each child is sent SIGINT, its KeyboardInterrupt removes its temporary
-    file, and it leaves. A Ctrl-C to the whole process group reached the
-    children already: those that leave within :data:`_STOP_GRACE_S` are not
-    interrupted a second time (which could cut their clean-up short).
+    Each child is sent SIGINT: it removes its temporary file and leaves
+    (:func:`_child_interrupted`; a second SIGINT, after a terminal's Ctrl-C
+    reached it too, does the same).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # this process stops them whatever comes
-    live = list(children)
-    deadline = time.monotonic() + _STOP_GRACE_S
-    while live and time.monotonic() < deadline:
-        time.sleep(0.005)
-        live = [child for child in live if not _gone(child)]
-    for child in live:
+    for child in children:
         with contextlib.suppress(OSError):
             os.kill(child.pid, signal.SIGINT)
-    for child in live:
-        with contextlib.suppress(OSError):
+    for child in children:
+        with contextlib.suppress(OSError):  # reaped already
             os.waitpid(child.pid, 0)
 
 
-def _gone(child: ForkedChild) -> bool:  # pragma: no cover - runs in the server
-    try:
-        return child.done()
-    except ChildProcessError:  # reaped already
-        return True
+#: The temporary files being written by this process (:meth:`OutputWriter._write_file`).
+_WRITING: list[str] = []
+
+
+def _child_interrupted(signum: int, frame: FrameType | None) -> None:  # pragma: no cover
+    """A forked child's SIGINT handler: its temporary file removed, then out.
+
+    Here and not by a KeyboardInterrupt, which a destructor running at that
+    moment would swallow (the child then drew on, and wrote its figure).
+    """
+    for tmp in _WRITING:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    os._exit(1)
 
 
 def _build_and_write(  # pragma: no cover - runs in the server
