@@ -57,5 +57,5 @@ def test_papi_counter_sums_cannot_wrap(tmp_path: Path) -> None:
     )
     code, out, err = run("papi", str(tmp_path), "-o", str(tmp_path / "out"))
     assert code == 1 and out == ""
-    assert "PAPI counter totals exceed 64-bit integers" in err and "Traceback" not in err
+    assert "PAPI counter totals of PE 0 exceed 64-bit integers" in err and "Traceback" not in err
     assert not (tmp_path / "out" / "papi_summary.json").exists()

@@ -43,8 +43,11 @@ from .imbalance import imbalance
 __all__ = [
     "TIME_CHECKS",
     "PopEfficiencies",
+    "add_shadows",
     "check_papi_totals",
     "counter_names",
+    "exact_group_sums",
+    "exact_sum",
     "main_unknown",
     "papi_breakdown",
     "papi_regions",
@@ -92,6 +95,11 @@ def papi_regions(
         mailbox -1, else ``PROC``; ``lines`` is the number of handled
         messages (PROC) or of MAIN lines (MAIN, normally 1).
 
+    Raises
+    ------
+    ActorProfError
+        A PE's sums could pass 64-bit integers (:func:`check_papi_totals`).
+
     Examples
     --------
     >>> frame = pd.DataFrame({"src_node": 0, "src_pe": [0, 1, 0], "dst_node": 0,
@@ -104,25 +112,31 @@ def papi_regions(
 
 
 def papi_regions_shadowed(
-    data: pd.DataFrame | Iterable[pd.DataFrame], *, counters: tuple[str, ...] | None = None
-) -> tuple[pd.DataFrame, float]:
-    """:func:`papi_regions`, and the float shadow of its integer sums (see
-    :func:`check_papi_totals`): what a reader of parts of a trace adds up
-    to check the whole trace's totals."""
+    data: pd.DataFrame | Iterable[pd.DataFrame],
+    *,
+    counters: tuple[str, ...] | None = None,
+    shadow: dict[int, float] | None = None,
+) -> tuple[pd.DataFrame, dict[int, float]]:
+    """:func:`papi_regions`, and the float shadow of its integer sums per PE
+    (see :func:`check_papi_totals`): what a reader of parts of a trace adds
+    up (:func:`add_shadows`) to check the whole trace's totals.
+
+    ``shadow`` (a new dict by default) is filled as the chunks are summed:
+    when a chunk raises, it holds the shadow of the chunks before.
+    """
     chunks = [data] if isinstance(data, pd.DataFrame) else data
     partials = []
     pending: list[pd.DataFrame] = []  # small chunks (one per file) grouped together
     pending_rows = 0
     summed: list[np.ndarray] = []  # rows of _one_key_rows, grouped at the end
     summed_rows = 0
-    running = 0.0  # float shadow of the largest column total: int64 sums wrap silently
+    shadow = {} if shadow is None else shadow  # per PE: int64 sums wrap silently
     value_columns: list[str] = []
     for chunk in chunks:
         if counters is None:
             counters = counter_names(chunk)
         value_columns = ["num_sends", *counters]
-        running += float(chunk[value_columns].to_numpy(dtype=np.float64).sum(axis=0).max(initial=0))
-        check_papi_totals(running)
+        _shadow_chunk(shadow, chunk, value_columns)
         rows = _one_key_rows(chunk, value_columns)
         if rows is not None:
             summed.append(rows)
@@ -143,8 +157,8 @@ def papi_regions_shadowed(
     if counters is None:
         counters = tuple(DEFAULT_PAPI_COUNTERS)
     if not partials:
-        return _empty_regions(counters), running
-    return _region_table(pd.concat(partials), counters), running
+        return _empty_regions(counters), shadow
+    return _region_table(pd.concat(partials), counters), shadow
 
 
 def _region_table(sums: pd.DataFrame, counters: tuple[str, ...]) -> pd.DataFrame:
@@ -186,22 +200,95 @@ def sum_regions(tables: Iterable[pd.DataFrame], *, counters: tuple[str, ...]) ->
 _INT64_SAFE = float(2**62)
 
 
-def check_papi_totals(running: float) -> None:
-    """Raise when a running float total of PAPI values nears the int64 limit.
+def _shadow_chunk(shadow: dict[int, float], chunk: pd.DataFrame, value_columns: list[str]) -> None:
+    """Add to each PE's shadow the largest column total of its lines in ``chunk``.
 
-    ``running`` shadows the integer sums (int64 sums wrap silently): the
-    sum, over the chunks read so far, of each chunk's largest column total.
+    Counter values are non-negative (the reader's grammar), so a PE's
+    shadow bounds every sum of its lines: each (PE, mailbox) region's and
+    the PE's own over its regions. A chunk is nearly always one PE's (a
+    batch of small files holds several).
+    """
+    if not len(chunk):
+        return
+    values = chunk[value_columns].to_numpy(dtype=np.float64)
+    pe = chunk[_KEYS[0]].to_numpy()
+    starts = np.flatnonzero(np.r_[True, pe[1:] != pe[:-1]])  # runs of one PE: a file's lines
+    largest = np.add.reduceat(values, starts, axis=0).max(axis=1, initial=0)
+    if len(starts) == 1:
+        totals = {int(pe[0]): float(largest[0])}
+    else:  # a run's largest total bounds its sums: their sum bounds the PE's
+        summed = pd.Series(largest).groupby(pe[starts]).sum()
+        totals = dict(zip(summed.index.tolist(), summed.tolist(), strict=True))
+    for key, value in totals.items():
+        shadow[key] = shadow.get(key, 0.0) + value
+    check_papi_totals({key: shadow[key] for key in totals})
+
+
+def add_shadows(total: dict[int, float], part: dict[int, float]) -> None:
+    """Add a part's shadow (:func:`papi_regions_shadowed`) to ``total``, and
+    check the sums (:func:`check_papi_totals`)."""
+    for key, value in part.items():
+        total[key] = total.get(key, 0.0) + value
+    check_papi_totals({key: total[key] for key in part})
+
+
+def check_papi_totals(shadow: dict[int, float]) -> None:
+    """Raise when a PE's float shadow of its PAPI sums nears the int64 limit.
+
+    ``shadow`` maps a PE to the sum, over the chunks of lines read so far
+    that hold it, of each chunk's largest column total. It bounds the
+    integer sums of that PE's regions, and of the PE's MAIN and PROC, which
+    are int64 and would wrap silently. Sums over PEs are not bounded by it:
+    they are exact integers (:func:`exact_sum`), whatever the PE count.
 
     Raises
     ------
     ActorProfError
-        ``running`` is 2**62 or more.
+        A PE's shadow is 2**62 or more (it names the lowest such PE).
     """
-    if running >= _INT64_SAFE:
+    over = [pe for pe, value in shadow.items() if value >= _INT64_SAFE]
+    if over:
+        pe = min(over)  # the first file's, as the plain reader (files in PE order) finds it
         raise ActorProfError(
-            "PAPI counter totals exceed 64-bit integers: the trace holds implausible "
-            "counter values (corrupted lines?). Check the PAPI files' counter columns."
+            f"PAPI counter totals of PE {pe} exceed 64-bit integers: its lines hold "
+            "implausible counter values (corrupted lines?). Check the counter columns of "
+            f"PE {pe}'s PAPI file."
         )
+
+
+def exact_sum(values: np.ndarray | pd.Series) -> int:
+    """The exact sum of int64 values, as a Python int (a numpy sum wraps).
+
+    Each value is split into its high and low 32 bits, which sum without
+    wrapping for fewer than 2**31 values. A Series' missing values are
+    skipped, as pandas' sum skips them.
+
+    >>> exact_sum(np.array([2**62, 2**62, 2**62], dtype=np.int64)) == 3 * 2**62
+    True
+    """
+    if isinstance(values, pd.Series):
+        values = values.dropna()
+    array = np.asarray(values, dtype=np.int64)
+    high = int((array >> 32).sum())
+    low = int((array & 0xFFFFFFFF).sum())
+    return (high << 32) + low
+
+
+def exact_group_sums(keys: pd.Series, values: pd.DataFrame) -> tuple[list[int], list[list[int]]]:
+    """Exact sums of int64 ``values`` columns per key, as Python ints.
+
+    Returns the sorted keys and, for each, its sums in column order (see
+    :func:`exact_sum`).
+    """
+    array = values.to_numpy(dtype=np.int64)
+    split = np.hstack([array >> 32, array & 0xFFFFFFFF])
+    grouped = pd.DataFrame(split).groupby(keys.to_numpy(), sort=True).sum()
+    width = array.shape[1]
+    sums = [
+        [(int(row[j]) << 32) + int(row[width + j]) for j in range(width)]
+        for row in grouped.to_numpy(dtype=np.int64).tolist()
+    ]
+    return [int(k) for k in grouped.index], sums
 
 
 #: Chunks are summed in groups of this many rows or chunks: a groupby costs
@@ -309,11 +396,19 @@ def papi_breakdown(regions: pd.DataFrame, *, num_pes: int | None = None) -> pd.D
     counters = counter_names(regions)
     n = _num_pes(regions["pe"], num_pes)
     pe = regions["pe"].to_numpy(dtype=np.int64)
+    if not bool((pe[1:] >= pe[:-1]).all()):  # each PE's rows together (a copy)
+        order = np.argsort(pe, kind="stable")
+        regions, pe = regions.iloc[order], pe[order]
     main = regions["mailbox"].to_numpy() == MAIN_MAILBOX
 
     def per_pe(column: str, mask: np.ndarray) -> np.ndarray:
-        values = regions[column].to_numpy(dtype=np.int64)
-        return np.bincount(pe[mask], weights=values[mask], minlength=n).astype(np.int64)
+        # int64 sums of each PE's rows: exact (float weights round above 2**53)
+        ids, values = pe[mask], regions[column].to_numpy(dtype=np.int64)[mask]
+        sums = np.zeros(n, dtype=np.int64)
+        if ids.size:
+            starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+            sums[ids[starts]] = np.add.reduceat(values, starts)
+        return sums
 
     table: dict[str, Any] = {
         "main_lines": per_pe("lines", main),

@@ -23,7 +23,7 @@ import pandas as pd
 
 from .._memory import pad_worker_heap
 from .._progress import ProgressSink
-from ..analyze.breakdown import check_papi_totals, papi_regions_shadowed, sum_regions
+from ..analyze.breakdown import add_shadows, papi_regions_shadowed, sum_regions
 from ..errors import ActorProfError, TraceFormatError, UsageError
 from ..read import (
     DEFAULT_BLOCK_BYTES,
@@ -66,8 +66,8 @@ class PapiUnitResult:
     warnings: list[str]
     regions: pd.DataFrame
     max_src_pe: int = -1
-    #: Float shadow of the integer sums (see ``check_papi_totals``).
-    running: float = 0.0
+    #: Float shadow of the integer sums per PE (see ``check_papi_totals``).
+    shadow: dict[int, float] = field(default_factory=dict)
     #: The error that stopped the unit: (message, path, line), path None for
     #: an error without a file (totals beyond 64 bits).
     error: tuple[str, str | None, int | None] | None = None
@@ -124,9 +124,9 @@ def reduce_papi_unit(unit: PapiUnit, progress: ProgressSink | None = None) -> Pa
         unit.files, unit.spec, report, num_pes=unit.num_pes, block_bytes=unit.block_bytes
     )
     error: tuple[str, str | None, int | None] | None = None
-    running = 0.0
+    shadow: dict[int, float] = {}  # on an error, that of the lines before it
     try:
-        regions, running = papi_regions_shadowed(tracked.track(chunks), counters=counters)
+        regions, _ = papi_regions_shadowed(tracked.track(chunks), counters=counters, shadow=shadow)
     except TraceFormatError as exc:
         regions, error = sum_regions([], counters=counters), (exc.message, exc.path, exc.line)
     except ActorProfError as exc:
@@ -136,7 +136,7 @@ def reduce_papi_unit(unit: PapiUnit, progress: ProgressSink | None = None) -> Pa
         warnings=report.warnings,
         regions=regions,
         max_src_pe=tracked.max_src_pe,
-        running=running,
+        shadow=shadow,
         error=error,
     )
 
@@ -208,20 +208,21 @@ def reduce_papi(
         done_files += len(result.files)
         if progress is not None:
             progress.update(done_bytes, done_files)
-    running = 0.0
+    shadow: dict[int, float] = {}
     max_src = -1
     tables = []
     for unit in units:
         result = results[unit.first]
         report.files.extend(result.files)
         report.warnings.extend(result.warnings)
-        running += result.running
+        # the lines before a unit's error first: a PE's totals may pass 64 bits
+        # there with the units before (the unit's own error says less)
+        add_shadows(shadow, result.shadow)
         if result.error is not None:
             message, where, line = result.error
             if where is None:
                 raise ActorProfError(message)
             raise TraceFormatError(message, path=where, line=line)
-        check_papi_totals(running)
         max_src = max(max_src, result.max_src_pe)
         tables.append(result.regions)
     regions = sum_regions(tables, counters=names)

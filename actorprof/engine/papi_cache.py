@@ -115,6 +115,10 @@ def _read(
         raise ValueError("inconsistent shapes")
     if (accounting < 0).any() or (table[:, 2:] < 0).any() or (table[:, 2:] >= _SUM_END).any():
         raise ValueError("counts out of range")
+    # a PE's regions together as the read checked them (check_papi_totals)
+    per_pe = pd.DataFrame(table[:, 3:].astype(np.float64)).groupby(table[:, 0]).sum()
+    if len(per_pe) and float(per_pe.to_numpy().max()) >= _SUM_END:
+        raise ValueError("a PE's counts beyond 64-bit sums")
     if (table[:, 0] < 0).any() or (np.abs(table[:, :2]) >= _INT32).any():
         raise ValueError("PE or mailbox id out of range")
     max_src = int(meta["max_src_pe"])

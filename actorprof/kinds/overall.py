@@ -21,7 +21,7 @@ from .._progress import ProgressSink
 from .._repr import Summarized, count
 from .._text import format_ranges, run_name
 from .._version import __version__
-from ..analyze.breakdown import pop_efficiencies, time_breakdown, time_checks
+from ..analyze.breakdown import exact_sum, pop_efficiencies, time_breakdown, time_checks
 from ..analyze.imbalance import imbalance
 from ..errors import UsageError
 from ..read import ReadReport
@@ -106,15 +106,16 @@ class OverallView(Summarized):
         useful = times.loc[complete, "useful_cycles"].to_numpy(dtype=np.float64)
         total = times.loc[complete, "t_total_cycles"].to_numpy(dtype=np.float64)
         pe_ids = times.loc[complete, "pe"].to_numpy()
-        sums = {p: int(times[f"t_{p}_cycles"].sum()) for p in _PARTS}
+        # sums over PEs: exact, beyond int64 (65,536 PEs of a 16-hour run)
+        sums = {p: exact_sum(times[f"t_{p}_cycles"]) for p in _PARTS}
         grand = sums["total"]
         totals: dict[str, Any] = {
             **{f"t_{p}_cycles": sums[p] for p in _PARTS},
-            "useful_cycles": int(times["useful_cycles"].sum()),
+            "useful_cycles": exact_sum(times["useful_cycles"]),
             "t_total_max_cycles": int(total.max()) if total.size else None,
-            "sends": int(raw["sends_count"].sum()),
-            "sends_in_process": int(raw["send_in_process_count"].sum()),
-            "processed": int(raw["process_count"].sum()),
+            "sends": exact_sum(raw["sends_count"]),
+            "sends_in_process": exact_sum(raw["send_in_process_count"]),
+            "processed": exact_sum(raw["process_count"]),
         }
         if self.cpu_ghz is not None:
             hz = self.cpu_ghz * 1e9

@@ -23,6 +23,8 @@ from .._text import format_ranges, run_name
 from .._version import __version__
 from ..analyze.breakdown import (
     counter_names,
+    exact_group_sums,
+    exact_sum,
     main_unknown,
     papi_breakdown,
     papi_regions,
@@ -82,7 +84,18 @@ def _imbalance_of(values: pd.Series) -> dict[str, Any] | None:
 
 def _sum(values: pd.Series) -> int | None:
     """Sum over PEs, None when a PE's value is unknown."""
-    return None if values.isna().any() else int(values.sum())
+    return None if values.isna().any() else exact_sum(values.to_numpy(dtype=np.int64))
+
+
+def _by_mailbox(rows: pd.DataFrame, counters: tuple[str, ...]) -> list[dict[str, int]]:
+    """Region rows summed per mailbox over PEs, sorted by mailbox (exact sums)."""
+    columns = ["lines", "num_sends", *counters]
+    boxes, sums = exact_group_sums(rows["mailbox"], rows[columns])
+    names = ["messages", "num_sends", *counters]
+    return [
+        {"mailbox": box, **dict(zip(names, row, strict=True))}
+        for box, row in zip(boxes, sums, strict=True)
+    ]
 
 
 @dataclass(frozen=True, repr=False)
@@ -100,7 +113,7 @@ class PapiView(Summarized):
         phase = f", phase {self.report.phase}" if self.report.phase else ""
         return f"{run_name(self.path)}{phase}", [
             ("PEs", count(self.num_pes)),
-            ("messages handled", count(int(self.pes["messages"].sum()))),
+            ("messages handled", count(exact_sum(self.pes["messages"]))),
             ("warnings", count(len(self.report.warnings))),
             ("counters", ", ".join(self.counters)),
             ("counters all zero", ", ".join(self.zero_counters) or "none"),
@@ -136,10 +149,10 @@ class PapiView(Summarized):
         ``files=False`` leaves the per-file line accounting out (an empty list).
         """
         pes = self.pes
-        messages = int(pes["messages"].sum())
+        messages = exact_sum(pes["messages"])  # sums over PEs: beyond int64 at 65,536 PEs
         counters: dict[str, Any] = {}
         for name in self.counters:
-            proc = int(pes[f"{name}_proc"].sum())
+            proc = exact_sum(pes[f"{name}_proc"])
             counters[name] = {
                 "main": _sum(pes[f"{name}_main"]),
                 "proc": proc,
@@ -153,9 +166,8 @@ class PapiView(Summarized):
         metrics["messages"] = imbalance(pes["messages"]).to_dict()
         metrics["sends"] = _imbalance_of(pes["main_sends"] + pes["proc_sends"])
         proc_rows = self.regions[self.regions["mailbox"] != MAIN_MAILBOX]
-        by_mailbox = proc_rows.drop(columns=["pe", "region"]).groupby("mailbox").sum()
         main_sends = _sum(pes["main_sends"])
-        proc_sends = int(pes["proc_sends"].sum())
+        proc_sends = exact_sum(pes["proc_sends"])
         unknown = self.main_unknown
         return {
             "kind": "papi",
@@ -174,7 +186,7 @@ class PapiView(Summarized):
             ),
             "totals": {
                 "messages": messages,
-                "main_lines": int(pes["main_lines"].sum()),
+                "main_lines": exact_sum(pes["main_lines"]),
                 "main_sends": main_sends,
                 "proc_sends": proc_sends,
                 "sends": None if main_sends is None else main_sends + proc_sends,
@@ -182,15 +194,7 @@ class PapiView(Summarized):
             },
             "main_unknown_pes": unknown,
             "main_unknown_note": (main_unknown_message(unknown, self.num_pes) if unknown else None),
-            "mailboxes": [
-                {
-                    "mailbox": int(row["mailbox"]),
-                    "messages": int(row["lines"]),
-                    "num_sends": int(row["num_sends"]),
-                    **{name: int(row[name]) for name in self.counters},
-                }
-                for row in by_mailbox.reset_index().to_dict("records")
-            ],
+            "mailboxes": _by_mailbox(proc_rows, self.counters),
             "imbalance": metrics,
             **{
                 k: v
