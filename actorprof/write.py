@@ -607,6 +607,34 @@ def _fork() -> int:
         return os.fork()
 
 
+@functools.cache
+def _prctl() -> Any:
+    """libc's ``prctl`` (Linux), loaded once, in the parent; None elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _stop_with_parent(parent: int) -> None:  # pragma: no cover - runs in the child
+    """SIGINT to this child when the process that forked it ends first: a
+    command stopped by a SIGINT to itself alone (``kill -INT``) leaves no
+    figure to be written after it has ended (Linux; elsewhere the child
+    finishes its file)."""
+    prctl = _prctl()
+    if prctl is None or prctl(_PR_SET_PDEATHSIG, signal.SIGINT, 0, 0, 0) != 0:
+        return
+    if os.getppid() != parent:  # it ended before: no signal will come
+        os.kill(os.getpid(), signal.SIGINT)
+
+
 def fork_child(work: Callable[[], bytes]) -> tuple[int, int] | None:
     """Run ``work`` in a forked child; its pid and the pipe it answers on.
 
@@ -617,6 +645,8 @@ def fork_child(work: Callable[[], bytes]) -> tuple[int, int] | None:
     """
     for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
         stream.flush()
+    parent = os.getpid()
+    _prctl()  # loaded here once, not in each child
     read_end, write_end = os.pipe()
     try:
         pid = _fork()
@@ -629,6 +659,7 @@ def fork_child(work: Callable[[], bytes]) -> tuple[int, int] | None:
         try:
             if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # (nohup: ignored still)
                 signal.signal(signal.SIGINT, _child_interrupted)
+                _stop_with_parent(parent)
             if hasattr(signal, "pthread_sigmask"):  # held by the caller until it knows this child
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
             os.close(read_end)

@@ -251,3 +251,61 @@ def test_ctrl_c_stops_the_figures_being_drawn(
     assert time.monotonic() - sent < 10
     assert (process.returncode, err) == (130, INTERRUPTED + "\n")
     assert list(out.iterdir()) == []
+
+
+OWN_FIGURE = """\
+import sys
+import time
+
+import click
+from matplotlib.figure import Figure
+
+import actorprof.write
+from actorprof.cli import handle_errors, main, run
+from actorprof.write import OutputWriter
+
+actorprof.write._spare_cpus = lambda: 2  # a child, whatever the load
+
+
+def slow_write(handle):
+    handle.write(b"half")
+    click.echo("drawing")
+    time.sleep(30)
+
+
+@main.command("probe")
+@click.argument("out")
+@click.option("--in-finish/--in-body", default=True)
+@handle_errors
+def probe(out: str, in_finish: bool) -> None:
+    writer = OutputWriter(out, kind="probe", background=True)  # no server: its own child
+    writer._figure_writer = lambda fig, dpi: slow_write
+    writer.figure(Figure(), "figure")
+    if not in_finish:
+        sys.stdin.read()
+    writer.finish()
+
+
+sys.argv = ["actorprof", "probe", *sys.argv[1:]]
+run()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a Linux parent-death signal")
+@pytest.mark.parametrize("where", ["--in-finish", "--in-body"])
+def test_kill_int_to_the_command_stops_its_own_figure_children(
+    start: Start, tmp_path: Path, where: str
+) -> None:
+    """A command that draws its figures in children of its own (no figure
+    server), sent SIGINT alone: the children stop when it ends, their
+    temporary files removed, and no figure is written after it."""
+    out = tmp_path / "out"
+    process = _probe(start, OWN_FIGURE, str(out), where)
+    _wait_for(process, "drawing")
+    assert [p.suffix for p in out.iterdir()] == [".tmp"]  # the child's, half-written
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=20)  # every process holding stdout is gone
+    assert time.monotonic() - sent < 10
+    assert (process.returncode, err) == (130, INTERRUPTED + "\n")
+    assert list(out.iterdir()) == []
