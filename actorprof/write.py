@@ -184,7 +184,8 @@ class OutputWriter:
     1-minute load average): none on a one-CPU or a busy machine.
     :meth:`finish` must then be called: it waits for the children and
     raises the error a child met, the one the same figure would have raised
-    here. Files stay atomic either way
+    here (a process that ends first stops its children, which leave no
+    file: a Ctrl-C to it alone draws nothing more). Files stay atomic either way
     and hold the same bytes; ``written`` keeps the order of the calls. The
     files asked for after a figure that fails in the background are still
     written (whole): the serial route would have stopped at the figure.
