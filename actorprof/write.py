@@ -696,8 +696,9 @@ class ForkedChild:
         """What the child sent, and its wait status (waits for it)."""
         with os.fdopen(self.pipe, "rb") as pipe:
             payload = pipe.read()  # before waiting: a long answer must not block the child
-        status = self._status if self._status is not None else os.waitpid(self.pid, 0)[1]
-        return payload, status
+        if self._status is None:
+            self._status = os.waitpid(self.pid, 0)[1]
+        return payload, self._status
 
 
 class _Child(ForkedChild):
@@ -932,11 +933,12 @@ def _stop_children(children: list[_Child]) -> None:  # pragma: no cover - runs i
     reached it too, does the same).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # this process stops them whatever comes
-    for child in children:
+    live = [child for child in children if child._status is None]  # a reaped pid may be reused
+    for child in live:
         with contextlib.suppress(OSError):
             os.kill(child.pid, signal.SIGINT)
-    for child in children:
-        with contextlib.suppress(OSError):  # reaped already
+    for child in live:
+        with contextlib.suppress(OSError):
             os.waitpid(child.pid, 0)
 
 

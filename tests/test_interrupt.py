@@ -104,6 +104,20 @@ def _wait_for(process: subprocess.Popen[str], line: str) -> list[str]:
     return seen
 
 
+def _interrupted(process: subprocess.Popen[str], group: bool, *, within: float) -> tuple[int, str]:
+    """SIGINT to the process group (a terminal's Ctrl-C) or to the command
+    alone (``kill -INT``); its exit code and stderr, once every process that
+    holds its stdout is gone, within ``within`` seconds."""
+    sent = time.monotonic()
+    if group:
+        os.killpg(process.pid, signal.SIGINT)
+    else:
+        process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=20)
+    assert time.monotonic() - sent < within
+    return process.returncode, err
+
+
 @pytest.mark.parametrize("stage", ["--teardown", "--exit-handlers", "--before"])
 def test_ctrl_c_outside_the_commands_body_exits_130(start: Start, stage: str) -> None:
     """Not click's ``Aborted!`` and exit 1, nor a traceback from an exit handler."""
@@ -163,14 +177,7 @@ def test_ctrl_c_during_a_map_stops_its_workers_quietly(
     worker is left (one would hold stdout open: ``communicate`` would wait)."""
     process = _probe(start, MAP, method)
     _wait_for(process, "ready")
-    sent = time.monotonic()
-    if group:
-        os.killpg(process.pid, signal.SIGINT)
-    else:
-        process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=20)
-    assert time.monotonic() - sent < 15
-    assert (process.returncode, err) == (130, INTERRUPTED + "\n")
+    assert _interrupted(process, group, within=15) == (130, INTERRUPTED + "\n")
 
 
 def test_a_real_command_interrupted_at_its_end(start: Start, data: Path, tmp_path: Path) -> None:
@@ -242,14 +249,7 @@ def test_ctrl_c_stops_the_figures_being_drawn(
     out = tmp_path / "out"
     process = _probe(start, FIGURE, str(out), where)
     _wait_for(process, "drawing")
-    sent = time.monotonic()
-    if group:
-        os.killpg(process.pid, signal.SIGINT)
-    else:
-        process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=20)  # every process holding stdout is gone
-    assert time.monotonic() - sent < 10
-    assert (process.returncode, err) == (130, INTERRUPTED + "\n")
+    assert _interrupted(process, group, within=10) == (130, INTERRUPTED + "\n")
     assert list(out.iterdir()) == []
 
 
@@ -303,9 +303,5 @@ def test_kill_int_to_the_command_stops_its_own_figure_children(
     process = _probe(start, OWN_FIGURE, str(out), where)
     _wait_for(process, "drawing")
     assert [p.suffix for p in out.iterdir()] == [".tmp"]  # the child's, half-written
-    sent = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=20)  # every process holding stdout is gone
-    assert time.monotonic() - sent < 10
-    assert (process.returncode, err) == (130, INTERRUPTED + "\n")
+    assert _interrupted(process, False, within=10) == (130, INTERRUPTED + "\n")
     assert list(out.iterdir()) == []

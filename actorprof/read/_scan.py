@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "BOM",
     "CsvSpec",
     "apply_check",
     "file_blocks",
