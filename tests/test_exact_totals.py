@@ -200,3 +200,22 @@ def test_papi_breakdown_of_rows_in_any_order() -> None:
     pd.testing.assert_frame_equal(papi_breakdown(shuffled), papi_breakdown(regions))
     pd.testing.assert_frame_equal(shuffled, before)  # not modified
     assert papi_breakdown(regions)["PAPI_TOT_INS_proc"].tolist() == [40, 90, 10]
+
+
+def test_each_pes_shadow_bounds_its_sums() -> None:
+    """Runs of one PE's lines (a batch of files, a stray line between):
+    each PE gets the largest column total of each of its runs."""
+    from actorprof.analyze.breakdown import _shadow_chunk
+
+    chunk = pd.DataFrame(
+        {
+            "dst_pe": [0, 0, 1, 1, 0, 2],
+            "num_sends": [1, 2, 0, 0, 9, 1],
+            "A": [10, 20, 5, 6, 1, 0],
+        }
+    )
+    for order in ([0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 5]):  # PEs out of order, then in order
+        shadow: dict[int, float] = {2: 1.0}
+        _shadow_chunk(shadow, chunk.iloc[order], ["num_sends", "A"])
+        want = {0: 30.0 + 9.0, 1: 11.0, 2: 2.0} if len(order) == 6 else {0: 30.0, 1: 11.0, 2: 2.0}
+        assert shadow == want

@@ -214,10 +214,11 @@ def _shadow_chunk(shadow: dict[int, float], chunk: pd.DataFrame, value_columns: 
     pe = chunk[_KEYS[0]].to_numpy()
     starts = np.flatnonzero(np.r_[True, pe[1:] != pe[:-1]])  # runs of one PE: a file's lines
     largest = np.add.reduceat(values, starts, axis=0).max(axis=1, initial=0)
-    if len(starts) == 1:
-        totals = {int(pe[0]): float(largest[0])}
+    keys = pe[starts]
+    if len(keys) == 1 or bool((keys[1:] > keys[:-1]).all()):  # files in PE order
+        totals = dict(zip(keys.tolist(), largest.tolist(), strict=True))
     else:  # a run's largest total bounds its sums: their sum bounds the PE's
-        summed = pd.Series(largest).groupby(pe[starts]).sum()
+        summed = pd.Series(largest).groupby(keys).sum()
         totals = dict(zip(summed.index.tolist(), summed.tolist(), strict=True))
     for key, value in totals.items():
         shadow[key] = shadow.get(key, 0.0) + value
