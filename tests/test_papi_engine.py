@@ -482,3 +482,69 @@ def test_many_files_are_planned_by_count_none_stated_first(
         stated.clear()
         assert_same(plain, view_outcome(tmp_path, engine))
         assert len(stated) == 9
+
+
+# --- files as columns ---------------------------------------------------------
+
+
+def _held(report: ReadReport) -> list[str]:
+    """The kinds of the report's file entries, runs of columns as 'columns <n>'."""
+    from actorprof.read import FileColumns
+
+    return [
+        f"columns {len(e)}" if isinstance(e, FileColumns) else "report"
+        for e in report.file_accounts()
+    ]
+
+
+def test_quiet_files_travel_and_stay_as_columns(tmp_path: Path) -> None:
+    """Files parsed together with nothing to warn about are columns, from the
+    worker to the view and through the cache: no report made per file (65,536
+    at 65,536 PEs); the files' reports, once asked for, are the plain read's."""
+    run = tmp_path / "run"
+    run.mkdir()
+    for pe in range(40):
+        (run / f"PE{pe}_PAPI.csv").write_text(good_lines(pe, 5))
+    (run / "PE7_PAPI.csv").write_text(good_lines(7, 5).replace(", -1, ", ", 0, "))  # no MAIN
+    cached = Engine(jobs=2, count_plan_files=1, cache=True, cache_dir=tmp_path / "cache")
+    for engine in (BY_COUNT_SPLIT, SERIAL, cached, cached):  # the last: from the cache
+        report = ReadReport(kind="papi")
+        view = papi_view(run, report=report, engine=engine)
+        held = _held(report)
+        # PE 7's report (its warning; the cache keeps warnings apart)
+        assert held.count("report") <= 1 and len(held) < 20, held
+        assert sum(int(h.split()[1]) if h != "report" else 1 for h in held) == 40
+        want = ReadReport(kind="papi")
+        papi_view(run, report=want)
+        assert report.files == want.files
+        assert view.report.warnings == want.warnings
+
+
+def test_progress_counts_files_held_as_columns() -> None:
+    from actorprof.read import FileColumns, FileReport
+
+    report = ReadReport(kind="papi")
+
+    def columns(first: int, n: int) -> FileColumns:
+        return FileColumns(
+            [f"PE{pe}_PAPI.csv" for pe in range(first, first + n)],
+            list(range(first, first + n)),
+            [None] * n,
+            np.ones(n, dtype=np.int64),
+            np.zeros(n, dtype=np.int64),
+            np.full(n, 10, dtype=np.int64),
+        )
+
+    assert report.done() == (0, 0)
+    report.add_files([columns(0, 3)])
+    assert report.done() == (30, 3)
+    reading = FileReport("PE3_PAPI.csv", pe=3, bytes_read=4)
+    report.add_files([reading])
+    assert report.done() == (34, 4)
+    reading.bytes_read = 7  # the last file is still being read
+    report.add_files([columns(4, 2)])
+    assert report.done() == (57, 6)
+    assert len(report.files) == 6  # made reports: counted again from them
+    assert report.done() == (57, 6)
+    report.add_files([columns(6, 1)])
+    assert report.done() == (67, 7)

@@ -28,9 +28,11 @@ from ..errors import ActorProfError, TraceFormatError, UsageError
 from ..read import (
     DEFAULT_BLOCK_BYTES,
     CsvSpec,
+    FileColumns,
     FileReport,
     ReadReport,
     TraceFile,
+    files_and_bytes,
     stat_planned,
 )
 from ..read.papi import papi_chunks, papi_plan
@@ -62,7 +64,9 @@ class PapiUnit:
 class PapiUnitResult:
     """What the map step of a unit returns (picklable, small)."""
 
-    files: list[FileReport]
+    #: Each file's accounting, in file order: runs of files with nothing to
+    #: report as columns, the others a report each.
+    files: list[FileReport | FileColumns]
     warnings: list[str]
     regions: pd.DataFrame
     max_src_pe: int = -1
@@ -132,7 +136,7 @@ def reduce_papi_unit(unit: PapiUnit, progress: ProgressSink | None = None) -> Pa
     except ActorProfError as exc:
         regions, error = sum_regions([], counters=counters), (str(exc), None, None)
     return PapiUnitResult(
-        files=report.files,
+        files=list(report.file_accounts()),
         warnings=report.warnings,
         regions=regions,
         max_src_pe=tracked.max_src_pe,
@@ -188,7 +192,6 @@ def reduce_papi(
             if progress is not None:
                 progress.update(report.bytes_planned, report.files_planned)
             return PapiReduced(hit[0], hit[1], names)
-    first_file = len(report.files)
     first_warning = len(report.warnings)
     serial = not by_count and report.bytes_planned < engine.parallel_min_bytes
     workers = 1 if serial else engine.workers
@@ -204,8 +207,10 @@ def reduce_papi(
     done_bytes = done_files = 0
     for unit, result in run_map(reduce_papi_unit, units if not results else [], engine):
         results[unit.first] = result
-        done_bytes += sum(f.bytes_read for f in result.files)
-        done_files += len(result.files)
+        for entry in result.files:
+            files_in, bytes_in = files_and_bytes(entry)
+            done_files += files_in
+            done_bytes += bytes_in
         if progress is not None:
             progress.update(done_bytes, done_files)
     shadow: dict[int, float] = {}
@@ -213,7 +218,7 @@ def reduce_papi(
     tables = []
     for unit in units:
         result = results[unit.first]
-        report.files.extend(result.files)
+        report.add_files(result.files)
         report.warnings.extend(result.warnings)
         # the lines before a unit's error first: a PE's totals may pass 64 bits
         # there with the units before (the unit's own error says less)
@@ -236,7 +241,7 @@ def reduce_papi(
             counters=names,
             regions=regions,
             max_src_pe=max_src,
-            reports=report.files[first_file:],
+            reports=[entry for unit in units for entry in results[unit.first].files],
             warnings=report.warnings[first_warning:],
             report=report,
         )

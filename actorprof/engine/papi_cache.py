@@ -13,6 +13,7 @@ read. A damaged entry is ignored, with a note, and rewritten.
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,14 @@ import numpy as np
 import pandas as pd
 
 from ..analyze.breakdown import sum_regions
-from ..read import FileReport, ReadReport, SkippedLine, TraceFile
+from ..read import (
+    FileColumns,
+    FileReport,
+    ReadReport,
+    SkippedLine,
+    TraceFile,
+    trace_file_columns,
+)
 from .cache import TraceCache, _planned_stats, _touch, _why
 
 __all__ = ["PAPI_CACHE_FORMAT", "load_papi", "save_papi"]
@@ -69,19 +77,30 @@ def load_papi(
     if loaded is None:
         return None
     regions, max_src, accounting, extras, warnings = loaded
-    for i, f in enumerate(files):
-        skipped, examples = extras.get(str(i), ({}, []))
-        report.files.append(
-            FileReport(
-                f.path_text,
-                pe=f.pe,
-                phase=f.phase,
-                lines_read=int(accounting[i, 0]),
-                lines_blank=int(accounting[i, 1]),
-                bytes_read=int(accounting[i, 2]),
-                skipped={str(k): int(v) for k, v in skipped.items()},
-                examples=[SkippedLine(int(e[0]), str(e[1]), str(e[2])) for e in examples],
+    # the files that skipped nothing as columns, between those that did
+    edges = sorted({0, len(files), *(int(i) for i in extras), *(int(i) + 1 for i in extras)})
+    for start, stop in itertools.pairwise(edges):
+        if str(start) not in extras:
+            paths, pes, phases = trace_file_columns(files[start:stop])
+            report.add_files(
+                [FileColumns(paths, list(pes), phases, *accounting[start:stop].T.copy())]
             )
+            continue
+        f = files[start]
+        skipped, examples = extras[str(start)]
+        report.add_files(
+            [
+                FileReport(
+                    f.path_text,
+                    pe=f.pe,
+                    phase=f.phase,
+                    lines_read=int(accounting[start, 0]),
+                    lines_blank=int(accounting[start, 1]),
+                    bytes_read=int(accounting[start, 2]),
+                    skipped={str(k): int(v) for k, v in skipped.items()},
+                    examples=[SkippedLine(int(e[0]), str(e[1]), str(e[2])) for e in examples],
+                )
+            ]
         )
     report.warnings.extend(warnings)
     _touch(entry)
@@ -139,7 +158,7 @@ def save_papi(
     counters: tuple[str, ...],
     regions: pd.DataFrame,
     max_src_pe: int,
-    reports: list[FileReport],
+    reports: list[FileReport | FileColumns],
     warnings: list[str],
     report: ReadReport,
 ) -> None:
@@ -150,27 +169,35 @@ def save_papi(
     again."""
     found = _entry(cache, trace, phase, options)
     stats = _planned_stats(files, report)
-    if found is None or (stats[:, 0] < 0).any() or len(reports) != len(files):
+    held = sum(len(r) if isinstance(r, FileColumns) else 1 for r in reports)
+    if found is None or (stats[:, 0] < 0).any() or held != len(files):
         return
     key, entry = found
+    extras: dict[str, Any] = {}
+    parts = []  # the accounting, a block of rows per entry
+    at = 0
+    for r in reports:
+        if isinstance(r, FileColumns):
+            parts.append(np.stack([getattr(r, name) for name in _ACCOUNTING], axis=1))
+            at += len(r)
+            continue
+        if r.skipped or r.examples:
+            extras[str(at)] = [r.skipped, [[e.line, e.reason, e.text] for e in r.examples]]
+        parts.append(np.array([[getattr(r, name) for name in _ACCOUNTING]]))
+        at += 1
     meta = {
         "key": key,
         "names": [f.name for f in files],
         "max_src_pe": max_src_pe,
         "warnings": warnings,
-        "extras": {
-            str(i): [r.skipped, [[e.line, e.reason, e.text] for e in r.examples]]
-            for i, r in enumerate(reports)
-            if r.skipped or r.examples
-        },
+        "extras": extras,
     }
     columns = ["pe", "mailbox", "lines", "num_sends", *counters]
+    accounting = np.concatenate(parts) if parts else np.zeros((0, len(_ACCOUNTING)))
     arrays = {
         "regions": regions[columns].to_numpy(dtype=np.int64).reshape(len(regions), len(columns)),
         "stats": stats,
-        "accounting": np.array(
-            [[getattr(r, name) for name in _ACCOUNTING] for r in reports], dtype=np.int64
-        ).reshape(len(files), len(_ACCOUNTING)),
+        "accounting": accounting.astype(np.int64).reshape(len(files), len(_ACCOUNTING)),
         "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
     }
     cache.write_entry(entry, arrays, report)

@@ -32,7 +32,7 @@ from ..analyze.breakdown import (
     zero_counters,
 )
 from ..analyze.imbalance import imbalance
-from ..read import ReadReport, note_missing_pe_files
+from ..read import FileColumns, ReadReport, note_missing_pe_files
 from ..read.papi import check_counter_names, iter_papi
 from ..schema import MAIN_MAILBOX
 from ..write import keeps_tables
@@ -300,13 +300,14 @@ def _view(
         regions = papi_regions([], counters=names)
     if num_pes is None:
         limit = report.pe_limit  # a stray file far beyond the others is no PE of the run
+        file_pes = (
+            pe
+            for entry in report.file_accounts()  # (files held as columns stay so)
+            for pe in (entry.pes if isinstance(entry, FileColumns) else [entry.pe])
+        )
         from_files = (
             max(
-                (
-                    f.pe
-                    for f in report.files
-                    if f.pe is not None and (limit is None or f.pe < limit)
-                ),
+                (pe for pe in file_pes if pe is not None and (limit is None or pe < limit)),
                 default=-1,
             )
             + 1

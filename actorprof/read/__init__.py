@@ -29,6 +29,7 @@ __all__ = [
     "canonical_lines",
     "check_input_path",
     "file_stat",
+    "files_and_bytes",
     "find_pe_files",
     "has_pe_files",
     "iter_logical",
@@ -79,6 +80,7 @@ _EXPORTS = {
     "canonical_lines": "logical",
     "check_input_path": "_files",
     "file_stat": "_files",
+    "files_and_bytes": "_report",
     "find_pe_files": "_files",
     "has_pe_files": "_files",
     "pe_file_phases": "_files",
@@ -127,7 +129,7 @@ if TYPE_CHECKING:
     )
     from ._joined import JoinedFiles, joined_small_files
     from ._kept import listings_kept
-    from ._report import FileColumns, FileReport, ReadReport, SkippedLine
+    from ._report import FileColumns, FileReport, ReadReport, SkippedLine, files_and_bytes
     from ._scan import DEFAULT_BLOCK_BYTES, CsvSpec, require_trace_lines
     from .logical import (
         LogicalBlock,

@@ -22,7 +22,7 @@ from .._repr import Summarized, count
 from .._text import JsonText, PlainList
 from ..errors import ActorProfWarning
 
-__all__ = ["FileColumns", "FileReport", "ReadReport", "SkippedLine"]
+__all__ = ["FileColumns", "FileReport", "ReadReport", "SkippedLine", "files_and_bytes"]
 
 #: How many skipped lines per reason, and per file, are kept verbatim.
 MAX_EXAMPLES_PER_REASON = 3
@@ -270,8 +270,14 @@ class ReadReport(Summarized):
     stats_planned: list[tuple[int, int, int, int] | None] = field(
         default_factory=list, repr=False, compare=False
     )
+    #: What :meth:`done` has summed: entries held (reports and columns), the
+    #: files and bytes in them, and the layout they were counted in.
+    _done_entries: int = field(default=0, repr=False, compare=False)
     _done_files: int = field(default=0, repr=False, compare=False)
     _done_bytes: int = field(default=0, repr=False, compare=False)
+    _done_layout: int = field(default=0, repr=False, compare=False)
+    #: Changed whenever the entries held are replaced or made reports.
+    _layout: int = field(default=0, repr=False, compare=False)
     #: Files added by :meth:`add_files`, after ``files``, until it is read.
     _pending: list[FileReport | FileColumns] = field(
         default_factory=list, repr=False, compare=False
@@ -282,11 +288,13 @@ class ReadReport(Summarized):
             pending, self._pending = self._pending, []
             for item in pending:
                 self._files.extend(item.reports() if isinstance(item, FileColumns) else [item])
+            self._layout += 1
         return self._files
 
     def _set_files(self, files: list[FileReport]) -> None:
         self._files = files
         self._pending = []
+        self._layout = getattr(self, "_layout", 0) + 1  # (set by __init__ before it)
 
     def copy(self) -> ReadReport:
         """A copy whose lists are its own: a file, note or warning added to
@@ -373,18 +381,26 @@ class ReadReport(Summarized):
     def done(self) -> tuple[int, int]:
         """Bytes read so far, and files begun (for progress: called often).
 
-        The files before the last are finished: their bytes are summed once,
-        so a progress line costs O(1), not O(files) (65,536 PE files).
+        The files before the last entry are finished: their bytes are summed
+        once, so a progress line costs O(1), not O(files) (65,536 PE files),
+        and files held as columns are not made reports.
         """
-        files = self.files
-        finished = len(files) - 1
-        if finished < self._done_files:  # the list was replaced: count again
-            self._done_files = self._done_bytes = 0
-        if finished > self._done_files:
-            self._done_bytes += sum(f.bytes_read for f in files[self._done_files : finished])
-            self._done_files = finished
-        last = files[-1].bytes_read if files else 0
-        return self._done_bytes + last, len(files)
+        held = len(self._files) + len(self._pending)
+        if held - 1 < self._done_entries or self._done_layout != self._layout:
+            self._done_entries = self._done_files = self._done_bytes = 0  # count again
+            self._done_layout = self._layout
+        for i in range(self._done_entries, held - 1):
+            files, nbytes = files_and_bytes(self._held(i))
+            self._done_files += files
+            self._done_bytes += nbytes
+        self._done_entries = max(self._done_entries, held - 1)
+        files, nbytes = files_and_bytes(self._held(held - 1)) if held else (0, 0)
+        return self._done_bytes + nbytes, self._done_files + files
+
+    def _held(self, i: int) -> FileReport | FileColumns:
+        """The ``i``-th entry held: reports, then columns not yet made reports."""
+        n = len(self._files)
+        return self._files[i] if i < n else self._pending[i - n]
 
     def note(self, message: str) -> None:
         """Record an informational message (shown unless ``--quiet``)."""
@@ -469,6 +485,13 @@ class ReadReport(Summarized):
             messages.append("\n".join(skipped))
         for message in messages:
             warnings.warn(message, ActorProfWarning, stacklevel=3)
+
+
+def files_and_bytes(entry: FileReport | FileColumns) -> tuple[int, int]:
+    """Files and bytes read of an entry of a report's files."""
+    if isinstance(entry, FileColumns):
+        return len(entry), int(entry.bytes_read.sum())
+    return 1, entry.bytes_read
 
 
 # ``files`` is read through ``_get_files`` (files added as columns become

@@ -25,6 +25,7 @@ names were meant for another trace).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -45,8 +46,8 @@ from ..schema import (
     papi_columns,
     papi_dtypes,
 )
-from ._files import TraceFile, pe_trace_files, small_file_text
-from ._report import FileReport, ReadReport
+from ._files import TraceFile, pe_trace_files, small_file_text, trace_file_columns
+from ._report import FileColumns, FileReport, ReadReport
 from ._scan import (
     DEFAULT_BLOCK_BYTES,
     CsvSpec,
@@ -495,29 +496,58 @@ def _joined_frames(
     other_pe = frame["dst_pe"].to_numpy() != pes[file_of_row]
     mismatched = np.bincount(file_of_row[other_pe], minlength=n)
     what = f"PAPI trace ({len(spec.columns)} fields)"
-    for j, (trace_file, text) in enumerate(segment):
-        start, stop = int(bounds[j]), int(bounds[j + 1])
-        file_report = FileReport(
-            trace_file.path_text,
-            pe=trace_file.pe,
-            phase=trace_file.phase,
-            lines_read=stop - start,
-            lines_blank=int(joined.lines[j]) - (stop - start),
-            bytes_read=len(text),
-        )
-        report.files.append(file_report)
-        if line_numbers and stop > start:
-            rows = frame.iloc[start:stop].reset_index(drop=True)
-            yield rows.assign(line=joined.row_lines[start:stop])
-        require_trace_lines(file_report, what)
-        _check_file(
-            report,
-            trace_file,
-            file_report,
-            int(main_lines[j]),
-            int(bad_mailbox[j]),
-            int(mismatched[j]),
-        )
+    lines_read = np.diff(bounds)
+    # files with nothing to warn about are added as columns (a report each
+    # costs 65,536 objects made, pickled and read back at 65,536 PEs)
+    warned = (
+        ((lines_read > 0) & (main_lines == 0))
+        | (main_lines > 1)
+        | (bad_mailbox > 0)
+        | (mismatched > 0)
+    )
+    quiet = np.zeros(n, dtype=bool) if line_numbers else ~warned
+    files = [trace_file for trace_file, _ in segment]
+    edges = [0, *(np.flatnonzero(quiet[1:] != quiet[:-1]) + 1).tolist(), n]
+    for j, k in itertools.pairwise(edges):
+        if quiet[j]:  # a run of files to add as columns
+            paths, file_pes, phases = trace_file_columns(files[j:k])
+            report.add_files(
+                [
+                    FileColumns(
+                        paths,
+                        list(file_pes),
+                        phases,
+                        lines_read[j:k].astype(np.int64),
+                        (joined.lines[j:k] - lines_read[j:k]).astype(np.int64),
+                        np.array([len(text) for _, text in segment[j:k]], dtype=np.int64),
+                    )
+                ]
+            )
+            continue
+        for i in range(j, k):
+            trace_file, text = segment[i]
+            start, stop = int(bounds[i]), int(bounds[i + 1])
+            file_report = FileReport(
+                trace_file.path_text,
+                pe=trace_file.pe,
+                phase=trace_file.phase,
+                lines_read=stop - start,
+                lines_blank=int(joined.lines[i]) - (stop - start),
+                bytes_read=len(text),
+            )
+            report.add_files([file_report])
+            if line_numbers and stop > start:
+                rows = frame.iloc[start:stop].reset_index(drop=True)
+                yield rows.assign(line=joined.row_lines[start:stop])
+            require_trace_lines(file_report, what)
+            _check_file(
+                report,
+                trace_file,
+                file_report,
+                int(main_lines[i]),
+                int(bad_mailbox[i]),
+                int(mismatched[i]),
+            )
     if not line_numbers and len(frame):
         yield frame
 
@@ -532,7 +562,7 @@ def _file_frames(
 ) -> Iterator[pd.DataFrame]:
     """One file read on its own, in blocks of ``block_bytes``."""
     file_report = FileReport(trace_file.path_text, pe=trace_file.pe, phase=trace_file.phase)
-    report.files.append(file_report)
+    report.add_files([file_report])
     mismatched = main_lines = bad_mailbox = 0
     for frame in scan_csv(
         trace_file.path,
