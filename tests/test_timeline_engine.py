@@ -548,3 +548,32 @@ def test_many_files_are_planned_by_count_none_stated_first(
     stated.clear()
     _same(timeline_view(folder, engine=Engine(jobs=2, count_plan_files=n + 1)), ref)
     assert len(stated) == n
+
+
+def test_files_read_together_travel_as_columns(tmp_path: Path) -> None:
+    """A unit's small files read together come back as columns, not a report
+    each (65,536 objects at 65,536 PEs); their reports, once asked for, are
+    the plain read's."""
+    from actorprof.engine.timeline import reduce_times
+    from actorprof.read import FileColumns, ReadReport, logical_files
+
+    for pe in range(30):
+        (tmp_path / f"PE{pe}_send.csv").write_text(
+            "".join(f"0, {pe}, 0, {(pe + k) % 30}, 8, 1721412345.{k:06d}\n" for k in range(4))
+        )
+    got = {}
+    for jobs in (1, 2):
+        report = ReadReport(kind="logical")
+        files = logical_files(tmp_path, phase=None, num_pes=None, report=report, sizes=False)
+        reduce_times(
+            files,
+            report,
+            base_s=0.001,
+            max_bins=1024,
+            engine=Engine(jobs=jobs, count_plan_files=1, parallel_min_bytes=0),
+        )
+        held = list(report.file_accounts())
+        assert all(isinstance(e, FileColumns) for e in held) and len(held) < 30
+        got[jobs] = report.files
+    assert got[1] == got[2]
+    assert [f.lines_read for f in got[1]] == [4] * 30

@@ -19,7 +19,15 @@ from .._memory import pad_worker_heap
 from .._progress import ProgressSink
 from ..analyze.timeline import TimeExtremes, TimelineAccumulator
 from ..errors import TraceFormatError
-from ..read import FAST_BLOCK_BYTES, FileReport, ReadReport, TraceFile, stat_planned
+from ..read import (
+    FAST_BLOCK_BYTES,
+    FileColumns,
+    FileReport,
+    ReadReport,
+    TraceFile,
+    files_and_bytes,
+    stat_planned,
+)
 from .run import Engine, count_runs, run_map
 from .timeline_map import read_times
 
@@ -45,7 +53,8 @@ class UnitTimes:
 
     acc: TimelineAccumulator
     extremes: TimeExtremes
-    files: list[FileReport] = field(default_factory=list)
+    #: Each file's accounting, in file order (files read together as columns).
+    files: list[FileReport | FileColumns] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     #: The first error (message, file, line), raised in file order by the caller.
@@ -58,11 +67,12 @@ def run_times_unit(unit: TimelineUnit) -> UnitTimes:
     report = ReadReport(kind="logical", pe_limit=unit.pe_limit, pe_limit_reason=unit.reason)
     acc = TimelineAccumulator(base_s=unit.base_s, max_bins=unit.max_bins)
     extremes = TimeExtremes()
-    result = UnitTimes(acc, extremes, report.files, report.warnings, report.notes)
+    result = UnitTimes(acc, extremes, [], report.warnings, report.notes)
     try:
         read_times(unit.files, report, acc, extremes, block_bytes=unit.block_bytes)
     except TraceFormatError as exc:
         result.error = (exc.message, exc.path, exc.line)
+    result.files = list(report.file_accounts())
     return result
 
 
@@ -95,14 +105,16 @@ def reduce_times(
         progress.begin(report.bytes_planned, report.files_planned)
     for unit, result in run_map(run_times_unit, units, engine, serial=serial):
         done[unit.index] = result
-        done_bytes += sum(f.bytes_read for f in result.files)
-        done_files += len(result.files)
+        for entry in result.files:
+            files_in, bytes_in = files_and_bytes(entry)
+            done_files += files_in
+            done_bytes += bytes_in
         if progress is not None:
             progress.update(done_bytes, done_files)
         while following in done:
             found = done.pop(following)
             following += 1
-            report.files.extend(found.files)
+            report.add_files(found.files)
             report.warnings.extend(found.warnings)
             report.notes.extend(n for n in found.notes if n not in report.notes)
             if found.error is not None:

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..analyze.timeline import TimeExtremes, TimelineAccumulator
 from ..read import (
+    FileColumns,
     FileReport,
     JoinedFiles,
     ReadReport,
@@ -34,6 +35,7 @@ from ..read import (
     logical_blocks,
     new_key_table,
     require_trace_lines,
+    trace_file_columns,
 )
 from .run import _mismatch_warning
 
@@ -109,7 +111,7 @@ class _TimesReader:
         trace_file = self.files[i]
         path = trace_file.path_text
         file_report = FileReport(path, pe=trace_file.pe, phase=trace_file.phase)
-        self.report.files.append(file_report)
+        self.report.add_files([file_report])
         table = new_key_table()
         mismatched = 0
         key_lines = np.zeros(0, dtype=np.int64)  # lines of each key, canonical blocks
@@ -178,19 +180,23 @@ class _TimesReader:
         mismatched = np.zeros(n, dtype=np.int64)
         if odd.any():
             mismatched = np.bincount(file_of_line, weights=odd, minlength=n).astype(np.int64)
-        sizes = np.diff(group.offsets).tolist()
-        for j, trace_file in enumerate(chosen):
-            self.report.files.append(
-                FileReport(
-                    trace_file.path_text,
-                    pe=trace_file.pe,
-                    phase=trace_file.phase,
-                    lines_read=int(lines[j]),
-                    bytes_read=int(sizes[j]),
+        # as columns: a report each costs 65,536 objects made, pickled and read
+        # back at 65,536 PEs
+        paths, file_pes, phases = trace_file_columns(chosen)
+        self.report.add_files(
+            [
+                FileColumns(
+                    paths,
+                    list(file_pes),
+                    phases,
+                    np.asarray(lines, dtype=np.int64),
+                    np.zeros(n, dtype=np.int64),
+                    np.diff(group.offsets).astype(np.int64),
                 )
-            )
-            if mismatched[j]:
-                self.report.warn(_mismatch_warning(trace_file, int(mismatched[j])))
+            ]
+        )
+        for j in np.flatnonzero(mismatched).tolist():
+            self.report.warn(_mismatch_warning(chosen[j], int(mismatched[j])))
         if len(key_ids):
             top = max(int(src.max()), int(values[:, 3].max()))
             self.acc.add_micros(src, micros, top_pe=top)
