@@ -675,3 +675,43 @@ def test_pe_fractions_not_finite_are_null() -> None:
     values = np.array([0.5, np.nan, np.inf, -np.inf, 0.0])
     assert _finite(values) == [0.5, None, None, None, 0.0]
     assert _finite(np.zeros(0)) == []
+
+
+def test_the_coverage_table_sums_each_trace_wherever_its_files_are() -> None:
+    """Totals per trace (and phase, when a kind has several), with the files
+    of one trace not all together; program output apart from lines that
+    could not be read; the first unreadable lines listed."""
+    from actorprof.report.html import _coverage
+
+    def entry(kind: str, scope: Any, read: int, blank: int = 0, **skipped: int) -> dict[str, Any]:
+        expected = {"program output": skipped.pop("output")} if "output" in skipped else {}
+        unexpected = {r.replace("_", " "): n for r, n in skipped.items()}
+        return {
+            "kind": kind,
+            "scope": scope,
+            "path": f"{kind}{scope}_{read}",
+            "pe": 0,
+            "bytes": 10,
+            "lines_read": read,
+            "lines_blank": blank,
+            "lines_skipped": sum(expected.values()) + sum(unexpected.values()),
+            "skipped_expected": expected,
+            "skipped_unexpected": unexpected,
+            "first_skipped": [
+                {"line": 3, "reason": r, "text": "x"} for r in [*expected, *unexpected]
+            ],
+        }
+
+    entries = [
+        entry("logical", "a", 5, 1),
+        entry("logical", "b", 7, not_a_number=2),
+        entry("overall", None, 9, output=4),
+        entry("logical", "a", 11, 2, cut_line=1),
+    ]
+    html = _coverage({"coverage": entries})
+    rows = re.findall(r"<tr><td>([^<]*)</td>((?:<td[^>]*>[^<]*</td>)+)</tr>", html)
+    totals = {name: re.findall(r">([^<]*)</td>", cells) for name, cells in rows}
+    assert totals["logical, phase a"] == ["2", "16", "3", "0", "1"]
+    assert totals["logical, phase b"] == ["1", "7", "0", "0", "2"]
+    assert totals["overall"] == ["1", "9", "0", "4", "0"]
+    assert "cut line" in html and "not a number" in html

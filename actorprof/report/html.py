@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import io
+import itertools
 import os
 import pickle
 import re
@@ -20,6 +21,7 @@ import tempfile
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -823,17 +825,26 @@ def _aggregation(s: Mapping[str, Any], figures: Sequence[EmbeddedFigure]) -> str
 
 def _coverage(s: Mapping[str, Any]) -> str:
     entries = s["coverage"]
-    totals: dict[str, list[int]] = {}
+    # the entries come a trace (kind and scope) at a time: summed by runs, and
+    # the skipped lines from the files that skipped some (196,608 entries at
+    # 65,536 PEs: 0.55 s in a loop over each)
+    runs = [(k, list(g)) for k, g in itertools.groupby(entries, key=itemgetter("kind", "scope"))]
     scopes: dict[str, set[Any]] = {}
-    for e in entries:
-        scopes.setdefault(e["kind"], set()).add(e["scope"])
-    for e in entries:
-        several = len(scopes[e["kind"]]) > 1
-        key = f"{e['kind']}, phase {e['scope']}" if several else e["kind"]
-        row = totals.setdefault(key, [0, 0, 0, 0, 0])
-        row[0] += 1
-        row[1] += e["lines_read"]
-        row[2] += e["lines_blank"]
+    for (kind, scope), _ in runs:
+        scopes.setdefault(kind, set()).add(scope)
+
+    def trace(kind: str, scope: Any) -> str:
+        return f"{kind}, phase {scope}" if len(scopes[kind]) > 1 else kind
+
+    totals: dict[str, list[int]] = {}
+    for (kind, scope), group in runs:
+        row = totals.setdefault(trace(kind, scope), [0, 0, 0, 0, 0])
+        row[0] += len(group)
+        row[1] += sum(map(itemgetter("lines_read"), group))
+        row[2] += sum(map(itemgetter("lines_blank"), group))
+    skipped = [e for e in entries if e["lines_skipped"]]
+    for e in skipped:
+        row = totals[trace(e["kind"], e["scope"])]
         row[3] += sum(e["skipped_expected"].values())
         row[4] += sum(e["skipped_unexpected"].values())
     body = [
@@ -845,7 +856,6 @@ def _coverage(s: Mapping[str, Any]) -> str:
             cls="num",
         ),
     ]
-    skipped = [e for e in entries if e["lines_skipped"]]
     if skipped:
         body.append("<h3>Files with skipped lines</h3>")
         body.append(_file_table(skipped[:MAX_COVERAGE_ROWS]))
@@ -868,7 +878,7 @@ def _coverage(s: Mapping[str, Any]) -> str:
         )
     examples = [
         (e["path"], x)
-        for e in entries
+        for e in skipped  # (a file's first skipped lines: only where it skipped some)
         for x in e["first_skipped"]
         if x["reason"] in e["skipped_unexpected"]
     ]
