@@ -26,6 +26,7 @@ import signal
 import sys
 import tempfile
 import threading
+import time
 import traceback
 import warnings
 import weakref
@@ -772,6 +773,8 @@ class _FigureServer:
             stream.flush()
         jobs_read, jobs_write = os.pipe()
         results_read, results_write = os.pipe()
+        caller = os.getpid()
+        _prctl()  # loaded here, not in the server
         try:
             pid = _fork()
         except OSError:
@@ -783,7 +786,7 @@ class _FigureServer:
             try:
                 os.close(jobs_write)
                 os.close(results_read)
-                _serve(writer, warm, jobs_read, results_write)
+                _serve(writer, warm, jobs_read, results_write, caller)
             except BaseException:  # a job cut short, an error
                 status = 1
                 with contextlib.suppress(BaseException):
@@ -843,9 +846,10 @@ def _abandon(pid: int, jobs: int, results: int) -> None:
 
 
 def _serve(  # pragma: no cover - runs in the server
-    writer: OutputWriter, warm: tuple[str, ...], jobs_fd: int, results_fd: int
+    writer: OutputWriter, warm: tuple[str, ...], jobs_fd: int, results_fd: int, caller: int
 ) -> None:
-    """The figure server's loop (see :class:`_FigureServer`)."""
+    """The figure server's loop (see :class:`_FigureServer`); ``caller`` is
+    the process that forked it."""
     with _without_3d_axes():
         for module in warm:
             with contextlib.suppress(Exception):  # a job that needs it fails, and says why
@@ -863,6 +867,7 @@ def _serve(  # pragma: no cover - runs in the server
 
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, interrupted)  # Ctrl-C, or the caller's (finish)
+        _stop_with_parent(caller)  # and the caller's end, should its pipe not say so
 
     def reap(block: bool) -> None:
         for child in list(writer._children):
@@ -937,9 +942,30 @@ def _stop_children(children: list[_Child]) -> None:  # pragma: no cover - runs i
     for child in live:
         with contextlib.suppress(OSError):
             os.kill(child.pid, signal.SIGINT)
+    deadline = time.monotonic() + _STOP_WAIT_S
     for child in live:
-        with contextlib.suppress(OSError):
-            os.waitpid(child.pid, 0)
+        # a child that has not left by then (its SIGINT lost or ignored) is
+        # killed, and its temporary file removed here
+        while not _reaped(child.pid) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        if not _reaped(child.pid):
+            with contextlib.suppress(OSError):
+                os.kill(child.pid, signal.SIGKILL)
+                os.waitpid(child.pid, 0)
+            for tmp in child.target.parent.glob(f".{child.target.name}.*.tmp"):
+                tmp.unlink(missing_ok=True)
+
+
+#: How long the children stopped by :func:`_stop_children` have to leave.
+_STOP_WAIT_S = 2.0
+
+
+def _reaped(pid: int) -> bool:  # pragma: no cover - runs in the server
+    """Whether child ``pid`` has ended (reaped now), or is no child of this process."""
+    try:
+        return os.waitpid(pid, os.WNOHANG)[0] != 0
+    except ChildProcessError:
+        return True
 
 
 #: The temporary files being written by this process (:meth:`OutputWriter._write_file`).

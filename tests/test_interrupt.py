@@ -305,3 +305,26 @@ def test_kill_int_to_the_command_stops_its_own_figure_children(
     assert [p.suffix for p in out.iterdir()] == [".tmp"]  # the child's, half-written
     assert _interrupted(process, False, within=10) == (130, INTERRUPTED + "\n")
     assert list(out.iterdir()) == []
+
+
+#: The figure server's child ignores SIGINT (as a library it calls might).
+STUBBORN = FIGURE.replace(
+    '    click.echo("drawing")\n',
+    "    import signal\n\n"
+    "    signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+    '    click.echo("drawing")\n',
+)
+
+
+@pytest.mark.parametrize("group", [True, False], ids=["terminal", "parent-only"])
+def test_a_figure_child_that_ignores_sigint_is_stopped_too(
+    start: Start, tmp_path: Path, group: bool
+) -> None:
+    """The server gives its children 2 s to leave, then kills them (and
+    removes their temporary files): every process is gone within seconds."""
+    assert "SIG_IGN" in STUBBORN
+    out = tmp_path / "out"
+    process = _probe(start, STUBBORN, str(out), "--in-body")
+    _wait_for(process, "drawing")
+    assert _interrupted(process, group, within=10) == (130, INTERRUPTED + "\n")
+    assert list(out.iterdir()) == []
