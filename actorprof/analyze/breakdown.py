@@ -220,9 +220,7 @@ def _shadow_chunk(shadow: dict[int, float], chunk: pd.DataFrame, value_columns: 
     else:  # a run's largest total bounds its sums: their sum bounds the PE's
         summed = pd.Series(largest).groupby(keys).sum()
         totals = dict(zip(summed.index.tolist(), summed.tolist(), strict=True))
-    for key, value in totals.items():
-        shadow[key] = shadow.get(key, 0.0) + value
-    check_papi_totals({key: shadow[key] for key in totals})
+    add_shadows(shadow, totals)
 
 
 def add_shadows(total: dict[int, float], part: dict[int, float]) -> None:

@@ -28,6 +28,7 @@ from ..read import (
     ReadReport,
     SkippedLine,
     TraceFile,
+    files_and_bytes,
     trace_file_columns,
 )
 from .cache import TraceCache, _planned_stats, _touch, _why
@@ -169,7 +170,7 @@ def save_papi(
     again."""
     found = _entry(cache, trace, phase, options)
     stats = _planned_stats(files, report)
-    held = sum(len(r) if isinstance(r, FileColumns) else 1 for r in reports)
+    held = sum(files_and_bytes(r)[0] for r in reports)
     if found is None or (stats[:, 0] < 0).any() or held != len(files):
         return
     key, entry = found
