@@ -102,6 +102,13 @@ LOGICAL_DTYPES: Final[dict[str, np.dtype[np.generic]]] = {
 #: would overflow 64-bit byte totals.
 MAX_MSG_BYTES: Final = 2**32
 
+#: PE ids a line may name without ``--num-pes`` when nothing else in the
+#: trace bounds them (a single trace file, ``overall.txt``, ``physical.txt``):
+#: 2^20 PEs is 16 times the largest machines HClib-Actor runs on, and the
+#: largest ``--num-pes`` (``cli.MAX_PES``). Per-PE tables cost O(N), so one
+#: corrupt id must not set N.
+PE_ID_CAP: Final = 1 << 20
+
 #: Per-PE table of the logical view (``logical_pes.csv``).
 PE_TABLE_COLUMNS: Final = (
     "pe",

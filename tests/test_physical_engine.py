@@ -301,6 +301,87 @@ def test_stray_rule_on_id_sets(ids: list[int]) -> None:
         assert found is None
 
 
+def random_strays(path: Path, *, seed: int = 1) -> tuple[Path, int]:
+    """An 8-PE trace with 20 lines naming random PE ids of up to 9 digits:
+    more distinct ids than the run has, so the distinct-id rule alone
+    keeps them (it made a run of about a billion PEs)."""
+    rng = np.random.default_rng(seed)
+    rows = [b"local_send, %d, %d, %d\n" % (8 + k % 3, k % 8, (k * 3 + 1) % 8) for k in range(400)]
+    ids = rng.integers(1_000, 1_000_000_000, 20)
+    for k, value in enumerate(ids):  # src or dst, among the run's lines
+        row = b"nonblock_send, 64, %d, %d\n" % ((k % 8, value) if k % 2 else (value, k % 8))
+        rows.insert(17 * k + 5, row)
+    path.write_bytes(b"".join(rows))
+    return path, len(ids)
+
+
+def test_many_random_stray_ids_are_skipped_every_way(tmp_path: Path) -> None:
+    """Twenty lines naming random PE ids in an 8-PE trace: the lines naming
+    them are few, so all twenty are skipped and the run has 8 PEs, on every
+    way. It used to infer a run of hundreds of millions of PEs (156 s and
+    19 GB for the 8-PE example with these lines)."""
+    trace, strays = random_strays(tmp_path / "physical.txt")
+    base = plain(trace)
+    view, report = base
+    assert isinstance(view, PhysicalView), view
+    assert view.num_pes == 8 and len(view.pes) == 8
+    (reason,) = report.files[0].skipped
+    assert reason.startswith("PE id far beyond the other PE ids, 0-7 (ids from 64 on")
+    assert report.files[0].skipped[reason] == strays
+    assert report.files[0].lines_read == 400
+    (warning,) = report.warnings
+    assert warning.startswith(f"{trace}:6: ") and f"skipped: {strays} line(s)" in warning
+    ways = {**WAYS, "cache": Engine(jobs=1, cache=True, cache_dir=tmp_path / "cache")}
+    for way in ways.values():
+        assert_same(base, engine(trace, way))
+    assert_same(base, engine(trace, ways["cache"]))  # warm
+
+
+def test_pe_ids_beyond_the_cap_are_skipped_every_way(tmp_path: Path) -> None:
+    """A dense block of ids from 3,000,000 on, with more lines than the 8
+    PEs below it: no gap splits them off, but no id from 2^20 on is read
+    without --num-pes (per-PE tables cost O(N)), on every way."""
+    rows = [b"local_send, 8, %d, %d\n" % (k % 8, (k + 1) % 8) for k in range(40)]
+    far = 3_000_000
+    rows += [b"local_send, 8, %d, %d\n" % (far + k % 100, far + k % 7) for k in range(200)]
+    trace = tmp_path / "physical.txt"
+    trace.write_bytes(b"".join(rows))
+    base = plain(trace)
+    view, report = base
+    assert isinstance(view, PhysicalView), view
+    assert view.num_pes == 8 and report.files[0].lines_read == 40
+    reason = "PE id beyond 1,048,575 (pass --num-pes N if the run really had more PEs)"
+    assert report.files[0].skipped == {reason: 200}
+    (warning,) = report.warnings
+    assert warning.startswith(f"{trace}:41: src_pe 3,000,000 is beyond 1,048,575, the largest")
+    for way in WAYS.values():
+        assert_same(base, engine(trace, way))
+
+
+@pytest.mark.parametrize(
+    ("ids", "lines", "limit"),
+    [
+        # a hundred ids of one line each above ten ids of 1,000 lines: stray
+        ([*range(10), *range(100, 200), 10**7], [1000] * 10 + [1] * 101, 64),
+        ([*range(10), *range(100, 200), 10**7], None, 400),  # by distinct ids alone
+        # a hub: every line names PE 0, so the ids above it are not a minority
+        ([0, *range(100, 600)], [500] + [1] * 500, None),
+        ([*range(100), *range(1000, 1101)], [5] * 201, None),  # two halves
+        ([0, 5000], [1000, 1], 64),  # one id each side: the lines say which is stray
+        (list(range(2**20 + 5)), None, 2**20),  # the cap, without a gap
+        ([2**21, 2**22], [5, 5], 2**20),  # every id beyond the cap
+    ],
+    ids=["few-lines", "distinct-only", "hub", "halves", "two-ids", "cap", "all-capped"],
+)
+def test_stray_rule_with_lines(ids: list[int], lines: list[int] | None, limit: int | None) -> None:
+    from actorprof.read import stray_pes
+
+    found = stray_pes(np.array(ids), None if lines is None else lambda: np.array(lines))
+    assert (found and found.limit) == limit
+    if found is not None:
+        assert found.capped == (limit == 2**20)
+
+
 def test_utf8_bom_at_the_start_is_not_text_every_way(tmp_path: Path) -> None:
     """A byte order mark before the first line: the line is read (it used to
     be program output, with no line number), on every way."""

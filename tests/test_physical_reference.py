@@ -80,16 +80,30 @@ def reference(data: bytes) -> tuple[list[tuple[str, int, int, int]], int, dict[s
 
 def stray_limit(rows: list[tuple[str, int, int, int]]) -> tuple[int, str] | None:
     """The rule of docs/physical.md, one gap at a time: the first id at least
-    max(64, 2 x (the id before + 1)) with fewer distinct ids above than below."""
+    max(64, 2 x (the id before + 1)) with fewer distinct ids, or fewer line
+    mentions, above than below; and no id from 2^20 on."""
     ids = sorted({pe for row in rows for pe in row[2:]})
+    mentions: dict[int, int] = {}
+    for _, _, src, dst in rows:
+        for pe in {src, dst}:
+            mentions[pe] = mentions.get(pe, 0) + 1
+    kept = len(ids)
     for j in range(1, len(ids)):
         bound = max(64, 2 * (ids[j - 1] + 1))
-        if ids[j] >= bound and len(ids) - j < j:
-            return bound, (
-                f"PE id far beyond the other PE ids, {ids[0]}-{ids[j - 1]} (ids from "
-                f"{bound:,} on; pass --num-pes N if the run really had more PEs)"
-            )
-    return None
+        above = sum(mentions[pe] for pe in ids[j:])
+        if ids[j] >= bound and (len(ids) - j < j or above < sum(mentions[pe] for pe in ids[:j])):
+            kept = j
+            break
+    if ids and ids[kept - 1] >= 2**20:
+        reason = "PE id beyond 1,048,575 (pass --num-pes N if the run really had more PEs)"
+        return 2**20, reason
+    if kept == len(ids):
+        return None
+    bound = max(64, 2 * (ids[kept - 1] + 1))
+    return bound, (
+        f"PE id far beyond the other PE ids, {ids[0]}-{ids[kept - 1]} (ids from "
+        f"{bound:,} on; pass --num-pes N if the run really had more PEs)"
+    )
 
 
 def read(data: bytes, block_bytes: int) -> tuple[pd.DataFrame | None, ReadReport]:

@@ -172,6 +172,17 @@ class PhysicalPartial:
         src = ((self.links >> _SRC_SHIFT) & _ID_MASK).astype(np.int64)
         return unique_ints(np.concatenate([src, (self.links & _ID_MASK).astype(np.int64)]))
 
+    def pe_mentions(self, ids: np.ndarray) -> np.ndarray:
+        """How many lines name each of ``ids`` (:meth:`pe_ids`), as source,
+        destination or both: a line naming one id twice names it once."""
+        src = ((self.links >> _SRC_SHIFT) & _ID_MASK).astype(np.int64)
+        dst = (self.links & _ID_MASK).astype(np.int64)
+        other = dst != src
+        at = np.searchsorted(ids, np.concatenate([src, dst[other]]))
+        calls = np.concatenate([self.calls, self.calls[other]])
+        sums = np.bincount(at, weights=calls, minlength=len(ids))
+        return np.rint(sums).astype(np.int64)  # line counts: exact below 2**53
+
     def buffers(self) -> pd.DataFrame:
         """Calls per (send type, link, buffer size), sorted: the
         :data:`~actorprof.analyze.conveyors.BUFFER_COLUMNS` frame.

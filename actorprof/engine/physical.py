@@ -219,7 +219,10 @@ def reduce_physical(
     partial, _ = _read(
         file, size, engine, num_pes=num_pes, sized=sized, report=report, progress=progress
     )
-    stray = None if num_pes is not None else stray_pes(partial.pe_ids())
+    stray = None
+    if num_pes is None:
+        ids = partial.pe_ids()
+        stray = stray_pes(ids, lambda: partial.pe_mentions(ids))
     warnings = []
     if stray is not None:  # known at the end only: read again, their lines skipped
         del report.files[-1], partial

@@ -24,8 +24,9 @@ from .cache import TraceCache, _touch, _why
 
 __all__ = ["load_physical", "save_physical"]
 
-#: Bump when the entry layout or the physical map step's output changes.
-PHYSICAL_CACHE_FORMAT = 2
+#: Bump when the entry layout, the physical map step's output or the rule for
+#: stray PE ids (which lines an entry skipped) changes.
+PHYSICAL_CACHE_FORMAT = 3
 _ARRAYS = ("links", "calls", "nbytes", "sized_links", "sizes", "sized_calls")
 
 

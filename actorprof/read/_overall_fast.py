@@ -37,6 +37,7 @@ from ..schema import (
     MAX_OVERALL_VALUE,
     OVERALL_COLUMNS,
     OVERALL_FRAC_COLUMNS,
+    PE_ID_CAP,
 )
 
 __all__ = [
@@ -50,7 +51,7 @@ __all__ = [
 ]
 
 #: PE ids a profile line may name without --num-pes (the --num-pes cap).
-PE_LIMIT = 1 << 20
+PE_LIMIT = PE_ID_CAP
 
 #: The names a profile line's body starts with (after ``<label> [PE<i>] ``).
 BODY_WORDS = (

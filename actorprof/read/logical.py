@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._text import format_ranges
-from ..schema import LOGICAL_COLUMNS, LOGICAL_DTYPES, LOGICAL_INT_COLUMNS, MAX_MSG_BYTES
+from ..schema import (
+    LOGICAL_COLUMNS,
+    LOGICAL_DTYPES,
+    LOGICAL_INT_COLUMNS,
+    MAX_MSG_BYTES,
+    PE_ID_CAP,
+)
 from ._fastscan import FAST_BLOCK_BYTES, BlockBuffer, KeyTable, LineKeys, tokenize_block
 from ._files import TraceFile, pe_trace_files, small_file_text
 from ._report import FileReport, ReadReport
@@ -83,7 +89,7 @@ def logical_files(
 
 #: PE ids a line of a single trace file may name without --num-pes: the file
 #: alone says nothing of the run's size, so only absurd ids are set aside.
-SINGLE_FILE_PE_LIMIT = 1 << 20
+SINGLE_FILE_PE_LIMIT = PE_ID_CAP
 
 
 def set_pe_limit(

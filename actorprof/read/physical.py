@@ -43,7 +43,7 @@ other line by :mod:`re` (see :mod:`._physical_lines`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -53,6 +53,7 @@ import numpy as np
 
 from ..errors import TraceFormatError, UsageError
 from ..schema import (
+    PE_ID_CAP,
     PHYSICAL_COLUMNS,
     PHYSICAL_FILE_NAME,
     PHYSICAL_INT_DTYPES,
@@ -192,7 +193,11 @@ def iter_physical(
     trace = physical_file(path)
     # the PE ids far beyond the others are known only once every line is
     # read: a first pass finds them, so that no frame holds their lines
-    stray = None if num_pes is not None else stray_pes(_pe_ids(trace, block_bytes))
+    if num_pes is None:
+        ids, lines = _pe_ids(trace, block_bytes)
+        stray = stray_pes(ids, lambda: lines)
+    else:
+        stray = None
     file_report = FileReport(str(trace))
     report.files.append(file_report)
     scan = PhysicalScan(trace, file_report, num_pes, stray=stray)
@@ -265,18 +270,26 @@ class StrayPes:
     """PE ids far beyond the others of a trace read without ``--num-pes``
     (:func:`stray_pes`): the lines naming an id from ``limit`` on are skipped.
 
-    ``first``..``last``: the lowest and highest PE id below the gap;
-    ``largest``: the highest id beyond it.
+    ``first``..``last``: the lowest and highest PE id below ``limit`` (-1
+    when there is none); ``largest``: the highest id from it on. ``capped``:
+    ``limit`` is :data:`~actorprof.schema.PE_ID_CAP`, the largest PE id
+    read without ``--num-pes``, rather than a gap among the ids.
     """
 
     limit: int
     first: int
     last: int
     largest: int
+    capped: bool = False
 
     @property
     def reason(self) -> str:
         """The skip reason of the lines naming a stray id."""
+        if self.capped:
+            return (
+                f"{PE_LIMIT_PREFIX}beyond {self.limit - 1:,} (pass --num-pes N if the run "
+                "really had more PEs)"
+            )
         return (
             f"{PE_LIMIT_PREFIX}far beyond the other PE ids, {self.first}-{self.last} (ids "
             f"from {self.limit:,} on; pass --num-pes N if the run really had more PEs)"
@@ -286,47 +299,87 @@ class StrayPes:
         """The warning of a read that skipped them: ``first`` is the (line,
         column, id) of the first line naming one, ``report`` the file's."""
         line, column, value = first
+        skipped = report.skipped.get(self.reason, 0)
+        if self.capped:
+            return (
+                f"{path}:{line}: {column} {value:,} is beyond {self.limit - 1:,}, the largest "
+                f"PE id read without --num-pes: a stray line? The lines naming a PE id from "
+                f"{self.limit:,} on are skipped: {skipped:,} line(s); pass --num-pes N if the "
+                "run really had more PEs"
+            )
         return (
             f"{path}:{line}: {column} {value:,} is far beyond the other PE ids "
             f"({self.first}-{self.last}): a stray line? PE ids up to {self.largest:,} would "
             f"make a run of {self.largest + 1:,} PEs. The lines naming a PE id from "
-            f"{self.limit:,} on are skipped: {report.skipped.get(self.reason, 0):,} line(s); "
+            f"{self.limit:,} on are skipped: {skipped:,} line(s); "
             "pass --num-pes N if the run really had more PEs"
         )
 
 
-def stray_pes(ids: np.ndarray) -> StrayPes | None:
+def stray_pes(ids: np.ndarray, mentions: Callable[[], np.ndarray] | None = None) -> StrayPes | None:
     """The PE ids far beyond the others among ``ids`` (distinct, ascending), if any.
 
     The logical trace's rule, where the PE ids come from the lines rather
     than from the files: an id is far beyond the ids below it when it is at
     least ``max(64, 2 x (the id before it + 1))``, as a logical PE id is
-    from ``max(64, 2 x the PE files)`` on. The first such gap above which
-    lie fewer distinct ids than below it splits the run (below) from stray
-    ids (a few corrupt lines, not half a run). One corrupt id, say
-    16,000,000 in an 8-PE trace, would otherwise make a run of 16,000,001
-    PEs; the ids of a real run, consecutive or spread evenly, have no such
-    gap. Vectorized: a sort's worth of work, whatever the ids.
+    from ``max(64, 2 x the PE files)`` on. The first such gap that splits
+    the run (below) from stray ids (a few corrupt lines, not half a run)
+    is the limit: the ids above it are fewer than those below, or, with
+    ``mentions``, the lines naming them are. One corrupt id, say 16,000,000
+    in an 8-PE trace, would otherwise make a run of 16,000,001 PEs, and
+    twenty lines of random ids a run of a billion; the ids of a real run,
+    consecutive or spread evenly, have no such gap. Whatever the gaps, ids
+    from :data:`~actorprof.schema.PE_ID_CAP` on are stray: per-PE tables
+    cost O(N), so no value of one line may set N. Vectorized: a sort's worth
+    of work, whatever the ids.
+
+    ``mentions``: called only when there is a gap, it returns how many lines
+    name each id (as source, destination or both), aligned with ``ids``.
     """
     ids = np.asarray(ids, dtype=np.int64)
-    if ids.size < 3 or int(ids[-1]) < FAR_PE_FLOOR:
+    if ids.size == 0 or int(ids[-1]) < FAR_PE_FLOOR:
         return None
     bound = np.maximum(FAR_PE_FLOOR, 2 * (ids[:-1] + 1))
-    below = np.arange(1, ids.size)  # ids below each gap; ids.size - below above it
-    gaps = np.flatnonzero((ids[1:] >= bound) & (ids.size - below < below))
-    if not gaps.size:
+    gaps = np.flatnonzero(ids[1:] >= bound)
+    at = ids.size - 1  # the last id kept
+    if gaps.size:
+        below = gaps + 1  # ids below each gap; ids.size - below above it
+        splits = ids.size - below < below
+        if mentions is not None:
+            lines = np.cumsum(np.asarray(mentions(), dtype=np.int64))
+            splits |= lines[-1] - lines[gaps] < lines[gaps]
+        hit = np.flatnonzero(splits)
+        if hit.size:
+            at = int(gaps[hit[0]])
+    if int(ids[at]) >= PE_ID_CAP:
+        at = int(np.searchsorted(ids, PE_ID_CAP)) - 1
+        first, last = (int(ids[0]), int(ids[at])) if at >= 0 else (-1, -1)
+        return StrayPes(PE_ID_CAP, first, last, int(ids[-1]), capped=True)
+    if at == ids.size - 1:
         return None
-    at = int(gaps[0])
     return StrayPes(int(bound[at]), int(ids[0]), int(ids[at]), int(ids[-1]))
 
 
-def _pe_ids(trace: Path, block_bytes: int) -> np.ndarray:
-    """The distinct PE ids of the readable lines of ``trace`` (for :func:`stray_pes`)."""
+def _pe_ids(trace: Path, block_bytes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct PE ids of the readable lines of ``trace``, and how many
+    lines name each (for :func:`stray_pes`)."""
     scan = PhysicalScan(trace, FileReport(str(trace)), None)
-    ids = np.zeros(0, dtype=np.int64)
+    ids, lines = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     for block in scan.blocks(block_bytes, counted=True):
-        ids = np.union1d(ids, np.concatenate([block.src_pe, block.dst_pe]))
-    return ids
+        counts = np.ones(len(block), np.int64) if block.counts is None else block.counts
+        other = block.dst_pe != block.src_pe  # a line naming one id twice names it once
+        ids, lines = _summed(
+            np.concatenate([ids, block.src_pe, block.dst_pe[other]]),
+            np.concatenate([lines, counts, counts[other]]),
+        )
+    return ids, lines
+
+
+def _summed(ids: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct ``ids`` (ascending) and the sum of the ``weights`` of each."""
+    distinct, at = np.unique(ids.astype(np.int64), return_inverse=True)
+    sums = np.bincount(at.ravel(), weights=weights, minlength=distinct.size)
+    return distinct, np.rint(sums).astype(np.int64)  # line counts: exact below 2**53
 
 
 @dataclass
