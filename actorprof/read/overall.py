@@ -78,6 +78,7 @@ from ._scan import (
     shown_text,
     without_bom,
 )
+from ._stray import StrayPes, stray_pes
 
 __all__ = [
     "BAD_PE_TAG",
@@ -311,6 +312,14 @@ def read_overall(
     file_report = FileReport(str(path))
     report.files.append(file_report)
     rows, problems = _scan(path, file_report, num_pes, block_bytes)
+    frame = None
+    if num_pes is None and file_report.lines_read:
+        frame = _to_frame(rows) if isinstance(rows, _Rows) else rows.frame()
+        stray = _stray_pes(frame)
+        if stray is not None:  # known at the end only: read again, their lines skipped
+            file_report = report.files[-1] = FileReport(str(path))
+            rows, problems = _scan(path, file_report, num_pes, block_bytes, stray)
+            frame = None
     if not file_report.lines_read and file_report.skipped.keys() == {NUL_BYTES}:
         raise TraceFormatError(
             f"only NUL bytes in this file ({file_report.bytes_read:,} bytes): its data was "
@@ -335,7 +344,8 @@ def read_overall(
     if problems.count > _MAX_PROBLEM_WARNINGS:
         more = problems.count - _MAX_PROBLEM_WARNINGS
         report.warn(f"{path}: {more} more profile line(s) skipped")
-    frame = _to_frame(rows) if isinstance(rows, _Rows) else rows.frame()
+    if frame is None:
+        frame = _to_frame(rows) if isinstance(rows, _Rows) else rows.frame()
     _warn_incomplete(frame, report, path)
     if own:
         for message in report.warnings:
@@ -364,11 +374,26 @@ _FAST = True
 _FAST_MIN_BYTES = 16 * 1024
 
 
+def _stray_pes(frame: pd.DataFrame) -> StrayPes | None:
+    """The PE ids far beyond the others among the rows read without
+    --num-pes (:func:`~actorprof.read.stray_pes`, as for ``physical.txt``:
+    a profile line names one PE)."""
+    ids, at = np.unique(frame["pe"].to_numpy(np.int64), return_inverse=True)
+    lines = np.bincount(at.ravel(), weights=frame["profile_lines"].to_numpy(np.float64))
+    return stray_pes(ids, lambda: np.rint(lines).astype(np.int64))
+
+
 def _scan(
-    path: Path, file_report: FileReport, num_pes: int | None, block_bytes: int
+    path: Path,
+    file_report: FileReport,
+    num_pes: int | None,
+    block_bytes: int,
+    stray: StrayPes | None = None,
 ) -> tuple[_Rows | Records, _Problems]:
-    """Read the file in blocks of whole lines (memory bounded by the block size)."""
+    """Read the file in blocks of whole lines (memory bounded by the block size);
+    with ``stray``, the lines naming a PE id from its limit on are skipped."""
     rows: _Rows | Records = Records() if _FAST else _Rows()
+    fast_limit = stray.limit if stray is not None else num_pes  # other ids: line by line
     problems = _Problems()
     number = 0
     try:
@@ -376,7 +401,12 @@ def _scan(
             for block, last in without_bom(line_blocks(handle, file_report, block_bytes)):
                 if isinstance(rows, Records) and not last and len(block) >= _FAST_MIN_BYTES:
                     fast = canonical_block(
-                        block, number + 1, rows.labels, num_pes, MAX_EXAMPLES_PER_REASON, shown_text
+                        block,
+                        number + 1,
+                        rows.labels,
+                        fast_limit,
+                        MAX_EXAMPLES_PER_REASON,
+                        shown_text,
                     )
                     if fast is not None:
                         rows.add_block(fast)
@@ -390,7 +420,9 @@ def _scan(
                     pieces.pop()  # the block ends with a line end
                 for raw in pieces:
                     number += 1
-                    _scan_line(raw, number, not last, rows, problems, file_report, num_pes, path)
+                    _scan_line(
+                        raw, number, not last, rows, problems, file_report, num_pes, path, stray
+                    )
     except OSError as exc:
         raise TraceFormatError(f"cannot read: {exc.strerror}", path=path) from exc
     return rows, problems
@@ -405,6 +437,7 @@ def _scan_line(
     file_report: FileReport,
     num_pes: int | None,
     path: Path,
+    stray: StrayPes | None = None,
 ) -> None:
     raw = raw.rstrip(b"\r")
     if not raw.strip():
@@ -446,7 +479,8 @@ def _scan_line(
         return
     pe = int(match["pe"])
     label = match["label"].strip()
-    _take(label, pe, parsed[0], parsed[1], number, raw, rows, problems, file_report, num_pes, path)
+    kind, numbers = parsed
+    _take(label, pe, kind, numbers, number, raw, rows, problems, file_report, num_pes, path, stray)
 
 
 def _take(
@@ -461,6 +495,7 @@ def _take(
     file_report: FileReport,
     num_pes: int | None,
     path: Path,
+    stray: StrayPes | None = None,
 ) -> None:
     """Add a parsed profile line, or refuse its PE id."""
     if num_pes is not None and pe >= num_pes:
@@ -474,6 +509,11 @@ def _take(
         text = raw.decode("utf-8", "replace")
         file_report.skip(number, PE_BEYOND, text)
         problems.add(number, PE_BEYOND, text)
+        return
+    if stray is not None and pe >= stray.limit:  # far beyond the others: a stray line
+        text = raw.decode("utf-8", "replace")
+        file_report.skip(number, stray.reason, text)
+        problems.add(number, stray.reason, text)
         return
     rows.add(label, pe, kind, numbers)
     file_report.lines_read += 1
