@@ -23,6 +23,7 @@ import numpy as np
 from .._text import format_ranges, printable_name
 from ..errors import NoTraceError, TraceFormatError, UsageError
 from . import _kept
+from ._long import has_long_line
 from ._report import FileColumns, ReadReport
 
 __all__ = [
@@ -466,8 +467,9 @@ def small_file_text(path: str | Path, limit: int) -> bytes | None:
 
     Small PE files (a few dozen lines each at 65,536 PEs) are parsed many at
     a time; None when the file must be read on its own (unreadable, empty,
-    larger, or a cut last line: the one-file route names the problem; or a
-    BOM first: the one-file route drops it).
+    larger, or a cut last line: the one-file route names the problem; a
+    BOM first: the one-file route drops it; or a line too long: the one-file
+    route cuts it).
     """
     # os.read of the size the file has: a buffered read(limit + 1) allocates
     # limit + 1 bytes first (512 KB per 1 KB file: 4x the time at 65,536 files)
@@ -491,6 +493,8 @@ def small_file_text(path: str | Path, limit: int) -> bytes | None:
         os.close(fd)
     if not text or len(text) > limit or not text.endswith(b"\n") or text.startswith(BOM):
         return None
+    if has_long_line(text):
+        return None  # the one-file route cuts it
     return text
 
 

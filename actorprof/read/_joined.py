@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._files import BOM, FileStat, file_stat, small_file_text
+from ._long import has_long_line
 
 __all__ = ["JoinedFiles", "joined_small_files"]
 
@@ -89,6 +90,8 @@ def joined_small_files(
             continue  # empty, larger, or a cut last line: the one-file route reads it
         if buffer[size] == BOM[0] and buffer[size : size + 3] == BOM:
             continue  # the one-file route drops the mark
+        if has_long_line(buffer, size, size + n):
+            continue  # the one-file route cuts it
         at.append(i)
         size += n
         ends.append(size)

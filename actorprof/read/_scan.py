@@ -40,6 +40,7 @@ from ._fastscan import (
     compact_block,
 )
 from ._files import BOM
+from ._long import LONG_LINE, LONG_LINE_MARK, MAX_LINE_BYTES, cut_long_lines, long_line
 from ._printf import printf_columns
 from ._report import MAX_TEXT, FileReport
 
@@ -51,6 +52,7 @@ __all__ = [
     "apply_check",
     "file_blocks",
     "line_blocks",
+    "nul_reason",
     "parse_block",
     "parse_files",
     "parse_last_line",
@@ -77,6 +79,12 @@ TOO_LARGE = "number too large"
 #: Start of the reasons of lines naming a PE id beyond the run: trace lines all
 #: the same (a file of only such lines is not "not a trace file").
 PE_LIMIT_PREFIX = "PE id "
+
+
+def nul_reason(text: bytes) -> str:
+    """The skip reason of a line holding NUL bytes: :data:`LONG_LINE` for a
+    line too long (:func:`line_blocks` marks it), else :data:`NUL_BYTES`."""
+    return LONG_LINE if LONG_LINE_MARK in text else NUL_BYTES
 
 
 @dataclass(frozen=True)
@@ -141,9 +149,16 @@ def line_blocks(
     Linear in the file size whatever its lines' lengths: each byte read is
     searched for a line end once and copied into a block once (a file of
     NUL bytes, one endless line, used to be re-copied at every read).
+
+    A line longer than :data:`MAX_LINE_BYTES` is not held: once that much of
+    it is read, the rest is read and dropped, and the line is yielded as its
+    first bytes and :data:`LONG_LINE_MARK` (one line still: line numbers and
+    bytes read do not change).
     """
     left = limit
     pending: list[bytes] = []  # text read since the last line end
+    held = 0  # bytes in pending
+    dropping: bytes | None = None  # what stands for a line too long, being dropped
     while left is None or left > 0:
         data = handle.read(block_bytes if left is None else min(block_bytes, left))
         if not data:
@@ -153,13 +168,25 @@ def line_blocks(
         report.bytes_read += len(data)
         end = _last_line_end(data)
         if end < 0:
-            pending.append(data)
+            if dropping is None:
+                pending.append(data)
+                held += len(data)
+                if held > MAX_LINE_BYTES:
+                    dropping, pending, held = long_line(_join(pending)[:256]), [], 0
             continue
-        block = _join([*pending, data[: end + 1]]) if pending else data[: end + 1]
+        if dropping is not None:  # the line too long ends in this read
+            block = dropping + cut_long_lines(data[data.find(b"\n") : end + 1])
+            dropping = None
+        else:
+            block = _join([*pending, data[: end + 1]]) if pending else data[: end + 1]
+            block = cut_long_lines(block)
         pending = [data[end + 1 :]] if end + 1 < len(data) else []
+        held = len(data) - end - 1
         yield block, False
-    if pending:
-        yield _join(pending), True
+    if dropping is not None:
+        yield dropping, True
+    elif pending:
+        yield cut_long_lines(_join(pending)), True
 
 
 def _last_line_end(data: bytes) -> int:
@@ -504,7 +531,7 @@ def _parse_line(
         return None
     shown = shown_text(text)
     if b"\x00" in text:
-        report.skip(number, NUL_BYTES, shown)
+        report.skip(number, nul_reason(text), shown)
         return None
     fields = [f.strip() for f in text.split(b",")]
     if not spec.min_fields <= len(fields) <= spec.max_fields:

@@ -61,6 +61,7 @@ from ..schema import (
     OVERALL_KEY_COLUMNS,
 )
 from ._files import stdout_file
+from ._long import LONG_LINE, LONG_LINE_MARK
 from ._overall_fast import (
     BODY_WORDS,
     LINE_KINDS,
@@ -442,6 +443,11 @@ def _scan_line(
     raw = raw.rstrip(b"\r")
     if not raw.strip():
         file_report.lines_blank += 1
+        return
+    if LONG_LINE_MARK in raw:  # cut by line_blocks: not held, not parsed
+        text = shown_text(raw)
+        file_report.skip(number, LONG_LINE, text)
+        problems.add(number, LONG_LINE, text)
         return
     if b"[PE" not in raw and not maybe_profile_line(raw):  # most of a stdout: not decoded
         if b"\x00" in raw:  # NUL bytes are no one's output: never-written data

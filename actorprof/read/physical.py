@@ -59,6 +59,7 @@ from ..schema import (
 )
 from ._fastscan import BlockBuffer, KeyTable
 from ._files import stdout_file
+from ._long import LONG_LINE, LONG_LINE_MARK
 from ._physical_lines import (
     BLANK_LINE,
     LOOKS_LIKE_TRACE,
@@ -76,7 +77,13 @@ from ._report import (
     FileReport,
     ReadReport,
 )
-from ._scan import CUT_LINE, NEGATIVE, NUL_BYTES, TOO_LARGE, file_blocks
+from ._scan import (
+    CUT_LINE,
+    NEGATIVE,
+    NUL_BYTES,
+    TOO_LARGE,
+    file_blocks,
+)
 from ._stray import StrayPes, stray_pes
 
 if TYPE_CHECKING:  # the map step reads with numpy alone: its workers never import pandas
@@ -444,6 +451,7 @@ class PhysicalScan:
         self._skip_rows(rest[output], PROGRAM_OUTPUT)
         self._skip_rows(rest[traceish], BROKEN_LINE)
         self._skip_rows(rest[nul], NUL_BYTES)
+        self._skip_rows(rest[kinds == _LONG], LONG_LINE)
 
     def _skip_stray(
         self, lines: Lines, good: np.ndarray | None, first_line: int
@@ -614,13 +622,15 @@ def no_trace_error(
     )
 
 
-_BLANK, _TRACEISH, _NUL, _OUTPUT = range(4)
+_BLANK, _TRACEISH, _NUL, _OUTPUT, _LONG = range(5)
 _BLANK_RE = re.compile(BLANK_LINE.encode())
 _LOOKS_LIKE_TRACE_RE = re.compile(LOOKS_LIKE_TRACE.encode())
 
 
 def _kind(raw: bytes) -> int:
     """What a line that is not a trace line is: blank, broken trace line, NUL bytes, output."""
+    if LONG_LINE_MARK in raw:
+        return _LONG
     if _BLANK_RE.match(raw):
         return _BLANK
     if _LOOKS_LIKE_TRACE_RE.match(raw):
