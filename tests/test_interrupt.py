@@ -113,9 +113,37 @@ def _interrupted(process: subprocess.Popen[str], group: bool, *, within: float) 
         os.killpg(process.pid, signal.SIGINT)
     else:
         process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=20)
+    try:
+        _, err = process.communicate(timeout=20)
+    except subprocess.TimeoutExpired:  # say which process lives on, and what it does with SIGINT
+        alive = _group_dump(process.pid)  # the command leads its group
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise AssertionError(f"processes alive 20 s after the SIGINT:\n{alive}") from None
     assert time.monotonic() - sent < within
     return process.returncode, err
+
+
+def _group_dump(pgid: int) -> str:
+    """Each process of group ``pgid``: pid, parent, state, signal masks, command."""
+    lines = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            status = (entry / "status").read_text().splitlines()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()  # state, ppid, pgrp, ...
+        if int(fields[2]) != pgid:
+            continue
+        masks = " ".join(line for line in status if line.startswith(("SigBlk", "SigIgn", "SigCgt")))
+        state, parent = fields[0], fields[1]
+        lines.append(f"pid {entry.name} ppid {parent} state {state} {masks} {command[:120]}")
+    return "\n".join(lines) or f"(no process left in group {pgid})"
 
 
 @pytest.mark.parametrize("stage", ["--teardown", "--exit-handlers", "--before"])
