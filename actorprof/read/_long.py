@@ -30,11 +30,13 @@ _HEAD = 256  # the first bytes kept, for the examples
 _STRIDE = MAX_LINE_BYTES // 2  # a longer line covers a whole stride
 
 
-def long_line(head: bytes) -> bytes:
-    """What stands for a line too long that starts with ``head``: its first
-    bytes, then :data:`LONG_LINE_MARK` unless they hold NUL bytes already (a
-    never-written file: the NUL reason says it better)."""
-    head = head[:_HEAD]
+def long_line(pieces: list[bytes]) -> bytes:
+    """What stands for a line too long that starts with ``pieces``: its
+    first bytes, then :data:`LONG_LINE_MARK` unless they hold NUL bytes
+    already (a never-written file: the NUL reason says it better)."""
+    head = pieces[0][:_HEAD]
+    if len(head) < _HEAD:  # a short first piece: the start goes on in the next ones
+        head = b"".join(pieces)[:_HEAD]
     return head if b"\x00" in head else head + LONG_LINE_MARK
 
 
@@ -77,7 +79,7 @@ def cut_long_lines(block: bytes) -> bytes:
         return block
     pieces, at = [], 0
     for first, last in spans:
-        pieces += [block[at:first], long_line(block[first : first + _HEAD])]
+        pieces += [block[at:first], long_line([block[first : first + _HEAD]])]
         at = last
     pieces.append(block[at:])
     return b"".join(pieces)

@@ -172,7 +172,7 @@ def line_blocks(
                 pending.append(data)
                 held += len(data)
                 if held > MAX_LINE_BYTES:
-                    dropping, pending, held = long_line(_join(pending)[:256]), [], 0
+                    dropping, pending, held = long_line(pending), [], 0
             continue
         if dropping is not None:  # the line too long ends in this read
             block = dropping + cut_long_lines(data[data.find(b"\n") : end + 1])
