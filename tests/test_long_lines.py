@@ -144,3 +144,33 @@ def test_papi_and_overall_skip_long_lines(tmp_path: Path) -> None:
     frame = read_overall(profile, report=report)
     assert len(frame) == 1 and report.files[0].skipped == {LONG_LINE: 1}
     assert report.files[0].examples[0].line == 2
+
+
+def test_papi_and_timeline_skip_long_lines_every_way(tmp_path: Path) -> None:
+    """A small file with a line too long is left to the one-file route by
+    the batches, the joined groups and the workers: every way counts it."""
+    from actorprof.kinds.timeline import timeline_view
+
+    from . import test_papi_engine as papi_ways
+    from . import test_timeline_engine as timeline_ways
+
+    papi = tmp_path / "papi"
+    papi.mkdir()
+    logical = long_logical(tmp_path / "logical")
+    for pe in range(4):
+        line = b"0, %d, 0, %d, 8, 0, 0, 5, 3, 1.%06d\n"
+        rows = [line % ((pe + 1) % 4, pe, k) for k in range(300)]
+        rows.append(b"0, %d, 0, %d, 0, -1, 7, 9, 9, 2.000000\n" % (pe, pe))
+        if pe == 2:
+            rows.insert(40, b"0, 1, 0, 2, 8, 0, 0, 5, 3, 1." + b"4" * 1_500_000 + b"\n")
+        (papi / f"PE{pe}_PAPI.csv").write_bytes(b"".join(rows))
+    plain = papi_ways.view_outcome(papi, None)
+    (pe2,) = [f for f in plain["files"] if f.path.endswith("PE2_PAPI.csv")]
+    assert pe2.skipped == {LONG_LINE: 1} and pe2.examples[0].line == 41
+    ways = (papi_ways.SERIAL, papi_ways.SPLIT, papi_ways.BY_COUNT, papi_ways.BY_COUNT_SPLIT)
+    for way in ways:
+        papi_ways.assert_same(plain, papi_ways.view_outcome(papi, way))
+    ref = timeline_view(logical)
+    assert ref.timeline.counts.to_numpy().sum() == 8000
+    for way in timeline_ways.WAYS.values():
+        timeline_ways._same(timeline_view(logical, engine=way), ref)
