@@ -28,11 +28,8 @@ def test_an_absurd_pe_id_is_skipped_with_its_line(tmp_path: Path, pe: str) -> No
 def _run(pes: int, stray: dict[int, int]) -> str:
     """A profile of ``pes`` PEs (three lines each) with ``stray[line] = id``
     profile lines inserted before the given line indexes."""
-    lines = [
-        f"h [PE{pe}] {body}: {pe + 5} cycles"
-        for pe in range(pes)
-        for body in ("T_inside_finish (start - done)", "T_wait (done - finish)", "T_process (count=3)")
-    ]
+    bodies = ("T_inside_finish (start - done)", "T_wait (done - finish)", "T_process (count=3)")
+    lines = [f"h [PE{pe}] {body}: {pe + 5} cycles" for pe in range(pes) for body in bodies]
     for at, pe in sorted(stray.items(), reverse=True):
         lines.insert(at, f"h [PE{pe}] T_wait (done - finish): 7 cycles")
     return "\n".join(lines) + "\n"
