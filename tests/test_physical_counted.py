@@ -85,7 +85,7 @@ def test_counted_block_holds_what_its_lines_hold() -> None:
         b"Running synthetic on 4 PEs\n",  # program output
         b"local_send, 8, 0, 1\r\n",  # CRLF
         b"local_send, -8, 0, 1\n",  # a negative number: skipped by the other route
-        b"local_send, 8, 0000000001, 1\n",  # 10 digits of a PE id: too long
+        b"local_send, 8, 00000000001, 1\n",  # 11 digits of a PE id: too long
         b"local_send, 4294967297, 0, 1\n",  # beyond MAX_MSG_BYTES
         b"local_send, 8, 2147483648, 1\n",  # beyond int32
         b"local_send, 8, 0, 1, extra\n",  # an extra field

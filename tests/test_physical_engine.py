@@ -634,3 +634,25 @@ def test_a_send_types_pes_are_those_np_unique_finds(seed: int) -> None:
     for code, partial in enumerate(part.comm_partials().values()):
         mine = codes == code
         np.testing.assert_array_equal(partial.pe, np.unique(np.r_[src[mine], dst[mine]]))
+
+
+def test_ten_digit_pe_ids_are_pe_ids_every_way(tmp_path: Path) -> None:
+    """A PE id of 10 digits within int32 is a PE id (far beyond the others,
+    or beyond --num-pes), as in the logical trace; beyond int32 it is too
+    large. Ten digits used to be "too large" whatever the value."""
+    trace = tmp_path / "physical.txt"
+    rows = [b"local_send, 8, %d, %d\n" % (k % 8, (k + 1) % 8) for k in range(80)]
+    rows.insert(10, b"local_send, 8, 0, 1500000000\n")
+    rows.insert(20, b"local_send, 8, 2147483648, 1\n")
+    trace.write_bytes(b"".join(rows))
+    base = plain(trace)
+    view, report = base
+    assert isinstance(view, PhysicalView) and view.num_pes == 8
+    (far,) = [r for r in report.files[0].skipped if r.startswith("PE id far beyond")]
+    assert report.files[0].skipped == {far: 1, "number too large for src_pe": 1}
+    for way in WAYS.values():
+        assert_same(base, engine(trace, way))
+    failed = plain(trace, num_pes=8)
+    assert isinstance(failed[0], TraceFormatError) and failed[0].line == 11
+    for way in WAYS.values():
+        assert_same(failed, engine(trace, way, num_pes=8))

@@ -28,7 +28,11 @@ _GRAMMAR = re.compile(
     rf"(-?[0-9]+){_SEP}(-?[0-9]+){_SEP}(-?[0-9]+)(?:{_SEP}.*)?[ \t]*\r?"
 )
 _LOOKS_LIKE = re.compile(rf"[ \t]*(?:{'|'.join(SEND_TYPES)})(?:[^A-Za-z0-9_]|$)")
-_LIMITS = (("buffer_bytes", 18, MAX_MSG_BYTES), ("src_pe", 9, 2**31 - 1), ("dst_pe", 9, 2**31 - 1))
+_LIMITS = (
+    ("buffer_bytes", 18, MAX_MSG_BYTES),
+    ("src_pe", 10, 2**31 - 1),
+    ("dst_pe", 10, 2**31 - 1),
+)
 
 
 def reference(data: bytes) -> tuple[list[tuple[str, int, int, int]], int, dict[str, int]]:

@@ -61,8 +61,10 @@ TRACE_LINE_GRAMMAR = (
 #: A line "looks like" a trace line when its first field is a send type.
 LOOKS_LIKE_TRACE = rf"^{_BLANK}*(?:{_TYPES})(?:[^A-Za-z0-9_]|$)"
 BLANK_LINE = r"^[ \t\r\f\v]*$"
-#: Longest digit strings that always fit: int64 (buffer_bytes), int32 (PE ids).
-MAX_DIGITS = {"buffer_bytes": 18, "src_pe": 9, "dst_pe": 9}
+#: Longest digit strings read: every 18-digit number fits int64
+#: (buffer_bytes); PE ids of 10 digits are read, and those beyond int32 are
+#: too large (:data:`MAX_VALUES`), as the logical trace reads them.
+MAX_DIGITS = {"buffer_bytes": 18, "src_pe": 10, "dst_pe": 10}
 #: Largest values a trace line may hold (beyond: skipped as too large). A
 #: buffer beyond 4 GiB is corruption (and would overflow byte totals); PE
 #: ids are int32.
