@@ -151,8 +151,7 @@ class PhysicalPartial:
         for code, send_type in enumerate(SEND_TYPES):
             mine = codes == code
             keys = self.links[mine]
-            src = ((keys >> _SRC_SHIFT) & _ID_MASK).astype(np.int64)
-            dst = (keys & _ID_MASK).astype(np.int64)
+            src, dst = _ends(keys)
             calls = self.calls[mine]
             pes = _distinct_ids(src, dst)
             out[send_type] = CommPartial(
@@ -169,14 +168,12 @@ class PhysicalPartial:
     def pe_ids(self) -> np.ndarray:
         """The PE ids the links name, as sources or destinations (distinct,
         ascending; memory follows the links, not the largest id)."""
-        src = ((self.links >> _SRC_SHIFT) & _ID_MASK).astype(np.int64)
-        return unique_ints(np.concatenate([src, (self.links & _ID_MASK).astype(np.int64)]))
+        return unique_ints(np.concatenate(_ends(self.links)))
 
     def pe_mentions(self, ids: np.ndarray) -> np.ndarray:
         """How many lines name each of ``ids`` (:meth:`pe_ids`), as source,
         destination or both: a line naming one id twice names it once."""
-        src = ((self.links >> _SRC_SHIFT) & _ID_MASK).astype(np.int64)
-        dst = (self.links & _ID_MASK).astype(np.int64)
+        src, dst = _ends(self.links)
         other = dst != src
         at = np.searchsorted(ids, np.concatenate([src, dst[other]]))
         calls = np.concatenate([self.calls, self.calls[other]])
@@ -199,17 +196,23 @@ class PhysicalPartial:
         from ..schema import SEND_TYPE_DTYPE
 
         keys = self.sized_links
+        src, dst = _ends(keys)
         return pd.DataFrame(
             {
                 "send_type": pd.Categorical.from_codes(
                     (keys >> _CODE_SHIFT).astype(np.int8), dtype=SEND_TYPE_DTYPE
                 ),
-                "src_pe": ((keys >> _SRC_SHIFT) & _ID_MASK).astype(np.int64),
-                "dst_pe": (keys & _ID_MASK).astype(np.int64),
+                "src_pe": src,
+                "dst_pe": dst,
                 "buffer_bytes": self.sizes.astype(np.int64),
                 "calls": self.sized_calls.astype(np.int64),
             }
         )
+
+
+def _ends(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The source and destination PE of each link key (int64)."""
+    return ((keys >> _SRC_SHIFT) & _ID_MASK).astype(np.int64), (keys & _ID_MASK).astype(np.int64)
 
 
 def _distinct_ids(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
@@ -244,8 +247,7 @@ def _by_link_and_size(links: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     already, and such a sort merges them in about one pass).
     """
     if links.size:
-        src = ((links >> _SRC_SHIFT) & _ID_MASK).astype(np.int64)
-        dst = (links & _ID_MASK).astype(np.int64)
+        src, dst = _ends(links)
         span = max(int(src.max()), int(dst.max())) + 1
         if (len(SEND_TYPES) * span * span).bit_length() <= 63:  # the cells fit in int64
             code = (links >> _CODE_SHIFT).astype(np.int64)

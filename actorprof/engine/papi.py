@@ -32,7 +32,7 @@ from ..read import (
     FileReport,
     ReadReport,
     TraceFile,
-    files_and_bytes,
+    files_and_bytes_of,
     stat_planned,
 )
 from ..read.papi import papi_chunks, papi_plan
@@ -207,10 +207,9 @@ def reduce_papi(
     done_bytes = done_files = 0
     for unit, result in run_map(reduce_papi_unit, units if not results else [], engine):
         results[unit.first] = result
-        for entry in result.files:
-            files_in, bytes_in = files_and_bytes(entry)
-            done_files += files_in
-            done_bytes += bytes_in
+        files_in, bytes_in = files_and_bytes_of(result.files)
+        done_files += files_in
+        done_bytes += bytes_in
         if progress is not None:
             progress.update(done_bytes, done_files)
     shadow: dict[int, float] = {}

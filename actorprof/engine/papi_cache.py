@@ -28,8 +28,8 @@ from ..read import (
     ReadReport,
     SkippedLine,
     TraceFile,
-    files_and_bytes,
-    trace_file_columns,
+    file_columns,
+    files_and_bytes_of,
 )
 from .cache import TraceCache, _planned_stats, _touch, _why
 
@@ -82,10 +82,7 @@ def load_papi(
     edges = sorted({0, len(files), *(int(i) for i in extras), *(int(i) + 1 for i in extras)})
     for start, stop in itertools.pairwise(edges):
         if str(start) not in extras:
-            paths, pes, phases = trace_file_columns(files[start:stop])
-            report.add_files(
-                [FileColumns(paths, list(pes), phases, *accounting[start:stop].T.copy())]
-            )
+            report.add_files([file_columns(files[start:stop], *accounting[start:stop].T.copy())])
             continue
         f = files[start]
         skipped, examples = extras[str(start)]
@@ -170,8 +167,7 @@ def save_papi(
     again."""
     found = _entry(cache, trace, phase, options)
     stats = _planned_stats(files, report)
-    held = sum(files_and_bytes(r)[0] for r in reports)
-    if found is None or (stats[:, 0] < 0).any() or held != len(files):
+    if found is None or (stats[:, 0] < 0).any() or files_and_bytes_of(reports)[0] != len(files):
         return
     key, entry = found
     extras: dict[str, Any] = {}

@@ -37,10 +37,10 @@ from ..analyze.matrix import CommAccumulator, CommPartial
 from ..errors import TraceFormatError, UsageError
 from ..read import (
     FAST_BLOCK_BYTES,
-    FileColumns,
     FileStat,
     ReadReport,
     TraceFile,
+    file_columns,
     file_stat,
     list_folder,
     logical_files,
@@ -492,20 +492,8 @@ def _account_clean(
     """Rows ``start:stop`` of ``clean`` (files one after another) into ``report``."""
     at = clean.at[start:stop].tolist()
     chosen = list(map(files.__getitem__, at))
-    paths, pes, phases = trace_file_columns(chosen)
-    file_pes: list[int | None] = list(pes)
-    report.add_files(
-        [
-            FileColumns(
-                paths,
-                file_pes,
-                phases,
-                clean.lines_read[start:stop],
-                clean.lines_blank[start:stop],
-                clean.bytes_read[start:stop],
-            )
-        ]
-    )
+    lines_read, lines_blank = clean.lines_read[start:stop], clean.lines_blank[start:stop]
+    report.add_files([file_columns(chosen, lines_read, lines_blank, clean.bytes_read[start:stop])])
     mismatched = clean.mismatched[start:stop]
     for k in np.flatnonzero(mismatched).tolist():
         report.warn(_mismatch_warning(chosen[k], int(mismatched[k])))

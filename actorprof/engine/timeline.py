@@ -25,7 +25,7 @@ from ..read import (
     FileReport,
     ReadReport,
     TraceFile,
-    files_and_bytes,
+    files_and_bytes_of,
     stat_planned,
 )
 from .run import Engine, count_runs, run_map
@@ -105,10 +105,9 @@ def reduce_times(
         progress.begin(report.bytes_planned, report.files_planned)
     for unit, result in run_map(run_times_unit, units, engine, serial=serial):
         done[unit.index] = result
-        for entry in result.files:
-            files_in, bytes_in = files_and_bytes(entry)
-            done_files += files_in
-            done_bytes += bytes_in
+        files_in, bytes_in = files_and_bytes_of(result.files)
+        done_files += files_in
+        done_bytes += bytes_in
         if progress is not None:
             progress.update(done_bytes, done_files)
         while following in done:

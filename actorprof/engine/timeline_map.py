@@ -25,17 +25,16 @@ import numpy as np
 
 from ..analyze.timeline import TimeExtremes, TimelineAccumulator
 from ..read import (
-    FileColumns,
     FileReport,
     JoinedFiles,
     ReadReport,
     TraceFile,
     canonical_lines,
+    file_columns,
     joined_small_files,
     logical_blocks,
     new_key_table,
     require_trace_lines,
-    trace_file_columns,
 )
 from .run import _mismatch_warning
 
@@ -182,19 +181,9 @@ class _TimesReader:
             mismatched = np.bincount(file_of_line, weights=odd, minlength=n).astype(np.int64)
         # as columns: a report each costs 65,536 objects made, pickled and read
         # back at 65,536 PEs
-        paths, file_pes, phases = trace_file_columns(chosen)
-        self.report.add_files(
-            [
-                FileColumns(
-                    paths,
-                    list(file_pes),
-                    phases,
-                    np.asarray(lines, dtype=np.int64),
-                    np.zeros(n, dtype=np.int64),
-                    np.diff(group.offsets).astype(np.int64),
-                )
-            ]
-        )
+        lines_read, blank = np.asarray(lines, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        sizes = np.diff(group.offsets).astype(np.int64)
+        self.report.add_files([file_columns(chosen, lines_read, blank, sizes)])
         for j in np.flatnonzero(mismatched).tolist():
             self.report.warn(_mismatch_warning(chosen[j], int(mismatched[j])))
         if len(key_ids):

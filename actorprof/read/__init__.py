@@ -28,8 +28,10 @@ __all__ = [
     "begin_physical_read",
     "canonical_lines",
     "check_input_path",
+    "file_columns",
     "file_stat",
     "files_and_bytes",
+    "files_and_bytes_of",
     "find_pe_files",
     "has_pe_files",
     "iter_logical",
@@ -79,8 +81,10 @@ _EXPORTS = {
     "begin_physical_read": "physical",
     "canonical_lines": "logical",
     "check_input_path": "_files",
+    "file_columns": "_files",
     "file_stat": "_files",
     "files_and_bytes": "_report",
+    "files_and_bytes_of": "_report",
     "find_pe_files": "_files",
     "has_pe_files": "_files",
     "pe_file_phases": "_files",
@@ -116,6 +120,7 @@ if TYPE_CHECKING:
         FileStat,
         TraceFile,
         check_input_path,
+        file_columns,
         file_stat,
         find_pe_files,
         has_pe_files,
@@ -129,7 +134,14 @@ if TYPE_CHECKING:
     )
     from ._joined import JoinedFiles, joined_small_files
     from ._kept import listings_kept
-    from ._report import FileColumns, FileReport, ReadReport, SkippedLine, files_and_bytes
+    from ._report import (
+        FileColumns,
+        FileReport,
+        ReadReport,
+        SkippedLine,
+        files_and_bytes,
+        files_and_bytes_of,
+    )
     from ._scan import DEFAULT_BLOCK_BYTES, CsvSpec, require_trace_lines
     from .logical import (
         LogicalBlock,

@@ -22,7 +22,14 @@ from .._repr import Summarized, count
 from .._text import JsonText, PlainList
 from ..errors import ActorProfWarning
 
-__all__ = ["FileColumns", "FileReport", "ReadReport", "SkippedLine", "files_and_bytes"]
+__all__ = [
+    "FileColumns",
+    "FileReport",
+    "ReadReport",
+    "SkippedLine",
+    "files_and_bytes",
+    "files_and_bytes_of",
+]
 
 #: How many skipped lines per reason, and per file, are kept verbatim.
 MAX_EXAMPLES_PER_REASON = 3
@@ -389,10 +396,10 @@ class ReadReport(Summarized):
         if held - 1 < self._done_entries or self._done_layout != self._layout:
             self._done_entries = self._done_files = self._done_bytes = 0  # count again
             self._done_layout = self._layout
-        for i in range(self._done_entries, held - 1):
-            files, nbytes = files_and_bytes(self._held(i))
-            self._done_files += files
-            self._done_bytes += nbytes
+        finished = (self._held(i) for i in range(self._done_entries, held - 1))
+        files, nbytes = files_and_bytes_of(finished)
+        self._done_files += files
+        self._done_bytes += nbytes
         self._done_entries = max(self._done_entries, held - 1)
         files, nbytes = files_and_bytes(self._held(held - 1)) if held else (0, 0)
         return self._done_bytes + nbytes, self._done_files + files
@@ -492,6 +499,16 @@ def files_and_bytes(entry: FileReport | FileColumns) -> tuple[int, int]:
     if isinstance(entry, FileColumns):
         return len(entry), int(entry.bytes_read.sum())
     return 1, entry.bytes_read
+
+
+def files_and_bytes_of(entries: Iterable[FileReport | FileColumns]) -> tuple[int, int]:
+    """Files and bytes read of entries of a report's files, summed."""
+    files = nbytes = 0
+    for entry in entries:
+        files_in, bytes_in = files_and_bytes(entry)
+        files += files_in
+        nbytes += bytes_in
+    return files, nbytes
 
 
 # ``files`` is read through ``_get_files`` (files added as columns become

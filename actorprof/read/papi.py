@@ -46,8 +46,8 @@ from ..schema import (
     papi_columns,
     papi_dtypes,
 )
-from ._files import TraceFile, pe_trace_files, small_file_text, trace_file_columns
-from ._report import FileColumns, FileReport, ReadReport
+from ._files import TraceFile, file_columns, pe_trace_files, small_file_text
+from ._report import FileReport, ReadReport
 from ._scan import (
     DEFAULT_BLOCK_BYTES,
     CsvSpec,
@@ -510,19 +510,10 @@ def _joined_frames(
     edges = [0, *(np.flatnonzero(quiet[1:] != quiet[:-1]) + 1).tolist(), n]
     for j, k in itertools.pairwise(edges):
         if quiet[j]:  # a run of files to add as columns
-            paths, file_pes, phases = trace_file_columns(files[j:k])
-            report.add_files(
-                [
-                    FileColumns(
-                        paths,
-                        list(file_pes),
-                        phases,
-                        lines_read[j:k].astype(np.int64),
-                        (joined.lines[j:k] - lines_read[j:k]).astype(np.int64),
-                        np.array([len(text) for _, text in segment[j:k]], dtype=np.int64),
-                    )
-                ]
-            )
+            read = lines_read[j:k].astype(np.int64)
+            blank = (joined.lines[j:k] - lines_read[j:k]).astype(np.int64)
+            sizes = np.array([len(text) for _, text in segment[j:k]], dtype=np.int64)
+            report.add_files([file_columns(files[j:k], read, blank, sizes)])
             continue
         for i in range(j, k):
             trace_file, text = segment[i]
