@@ -32,7 +32,7 @@ import multiprocessing
 import sys
 from collections.abc import Callable, Iterator
 
-__all__ = ["pad_worker_heap", "release_memory", "survivors_frozen"]
+__all__ = ["pad_worker_heap", "release_memory", "survivors_frozen", "trim_heap"]
 
 _freezing = False
 
@@ -92,6 +92,12 @@ def release_memory() -> None:
     gc.collect()
     if _freezing:
         gc.freeze()
+    trim_heap()
+
+
+def trim_heap() -> None:
+    """Give the allocator's free pages back to the OS (no collection first:
+    milliseconds, where a walk of a 65,536-PE run's objects takes 0.1-0.3 s)."""
     trim = _malloc_trim()
     if trim is not None:
         trim(0)

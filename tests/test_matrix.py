@@ -7,6 +7,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from actorprof import (
     CommAccumulator,
@@ -200,3 +202,54 @@ def test_pairs_frame_and_accumulator_hold_one_copy() -> None:
     # a second part is summed as before
     acc.add_partial(CommPartial(src[:1], dst[:1], counts[:1], nbytes[:1], pes[:1], pes[:1]))
     assert acc.result().pairs["messages"].tolist() == [6, 1, 2]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.tuples(st.integers(0, 9), st.integers(0, 9), st.integers(1, 3)),
+            max_size=12,
+        ),
+        max_size=8,
+    ),
+    st.booleans(),
+    st.data(),
+)
+def test_accumulator_runs_in_any_order_like_one_sum(
+    parts: list[list[tuple[int, int, int]]], sizes: bool, data: st.DataObject
+) -> None:
+    # partials of disjoint sources (the engine's units of whole files) are
+    # kept as runs and joined in order, those of shared pairs summed: any
+    # order of adds, and compactions between them, give one pass's result
+    from actorprof.analyze.matrix import CommAccumulator, CommPartial
+
+    acc = CommAccumulator(sizes=sizes)
+    rows = []
+    for cells in parts:
+        if data.draw(st.booleans(), label="disjoint"):  # sources of this part only
+            base = 10 * (1 + len(rows))
+            cells = [(base + s, d, size) for s, d, size in cells]
+        columns = np.array([(s, d, 1, size) for s, d, size in cells], dtype=np.int64)
+        columns = columns.reshape(-1, 4)
+        part = CommPartial(*columns.T, messages=len(cells))
+        if sizes:
+            part = part.compact(sizes=True)
+        elif data.draw(st.booleans(), label="compacted"):
+            part = part.compact()
+        acc.add_partial(part)
+        rows += cells
+        if data.draw(st.booleans(), label="compact now"):
+            acc.max_pe  # noqa: B018 (compacts what is pending)
+    got = acc.result().pairs
+    want = (
+        pd.DataFrame(rows, columns=["src_pe", "dst_pe", "bytes"], dtype=np.int64)
+        .assign(messages=1)
+        .groupby(["src_pe", "dst_pe"], as_index=False)[["messages", "bytes"]]
+        .sum()
+    )
+    assert got["src_pe"].tolist() == want["src_pe"].tolist()
+    assert got["dst_pe"].tolist() == want["dst_pe"].tolist()
+    assert got["messages"].tolist() == want["messages"].tolist()
+    assert got["bytes"].tolist() == want["bytes"].tolist()
+    assert acc.messages == len(rows)

@@ -181,7 +181,11 @@ class CommAccumulator:
     def __init__(self, num_pes: int | None = None, *, sizes: bool = False) -> None:
         self.num_pes = num_pes
         self.sizes = sizes
-        self._part = CommPartial()  # compacted
+        # compacted runs of cells, in order, of key ranges that do not overlap
+        # (the engine's units of disjoint source PEs are never joined by a sort)
+        self._runs: list[CommPartial] = []
+        self._cells = 0  # in the runs
+        self._pes = CommPartial()  # the (PE, node) pairs seen, each once
         self._pending: list[CommPartial] = []
         self._pending_cells = 0
         self.messages = 0
@@ -203,45 +207,54 @@ class CommAccumulator:
             if t is not None:
                 self.time_min = t if self.time_min is None else min(self.time_min, t)
                 self.time_max = t if self.time_max is None else max(self.time_max, t)
-        if self._pending_cells > max(self._part.src.size, 1 << 20):
+        if self._pending_cells > max(self._cells, 1 << 20):
             self._compact()
 
     def _compact(self) -> None:
         if not self._pending:
             return  # compacted already (max_pe and result ask again)
-        names = ("src", "dst", "counts", "nbytes", "pe", "node")
-        parts = [p for p in (self._part, *self._pending) if any(getattr(p, n).size for n in names)]
-        self._pending = []  # let each partial go once joined
-        # in order of their first cell: partials of disjoint PE ranges (the
-        # engine's units, finishing in any order) then join already sorted
-        parts.sort(key=lambda p: int(_key(p.src[:1], p.dst[:1])[0]) if p.src.size else -1)
-        # at most one copy of each column (at 65,536 PEs a part is millions of
-        # cells); none when one part holds everything (compact() keeps sorted arrays)
-        columns = [
-            np.asarray(getattr(parts[0], n), dtype=np.int64)
-            if len(parts) == 1
-            else np.concatenate([_i64(), *(getattr(p, n) for p in parts)]).astype(
+        pending, self._pending, self._pending_cells = self._pending, [], 0
+        pes = CommPartial(
+            pe=np.concatenate([self._pes.pe, *(p.pe for p in pending)]).astype(
                 np.int64, copy=False
-            )
-            for n in names
-        ]
-        del parts
-        src, dst, counts, nbytes, pe, node = columns
-        del columns
-        self._part = CommPartial(src, dst, counts, nbytes, pe, node).compact(sizes=self.sizes)
-        self._pending, self._pending_cells = [], 0
+            ),
+            node=np.concatenate([self._pes.node, *(p.node for p in pending)]).astype(
+                np.int64, copy=False
+            ),
+        )
+        self._pes = CommPartial()._pairs_of(pes)
+        runs = self._runs
+        for part in pending:
+            src, dst, counts, nbytes = (np.asarray(getattr(part, n), np.int64) for n in _CELLS)
+            runs.append(CommPartial(src, dst, counts, nbytes).compact(sizes=self.sizes))
+        del pending, part, src, dst, counts, nbytes
+        self._runs = _joined_runs([r for r in runs if r.src.size], sizes=self.sizes)
+        self._cells = sum(r.src.size for r in self._runs)
+
+    def _joined(self) -> CommPartial:
+        """Every cell in one compacted partial (the runs' columns joined, a
+        column at a time: each run's column is let go once copied)."""
+        self._compact()
+        if len(self._runs) > 1:
+            runs = self._runs
+            joined = CommPartial()
+            for name in _CELLS:
+                setattr(joined, name, np.concatenate([getattr(r, name) for r in runs]))
+                for r in runs:
+                    setattr(r, name, _i64())
+            self._runs = [joined]
+        return self._runs[0] if self._runs else CommPartial()
 
     def merge(self, other: CommAccumulator) -> None:
         """Add another accumulator's totals into this one."""
-        other._compact()
-        part = other._part
+        part = other._joined()
         merged = CommPartial(
             part.src,
             part.dst,
             part.counts,
             part.nbytes,
-            part.pe,
-            part.node,
+            other._pes.pe,
+            other._pes.node,
             messages=other.messages,
             time_min=other.time_min,
             time_max=other.time_max,
@@ -252,20 +265,20 @@ class CommAccumulator:
     def max_pe(self) -> int:
         """Largest PE id seen (-1 when empty)."""
         self._compact()
-        return max(self._part.max_pe, int(self._part.pe.max(initial=-1)))
+        return max([-1, *(r.max_pe for r in self._runs), int(self._pes.pe.max(initial=-1))])
 
     def result(self, num_pes: int | None = None) -> CommMatrices:
         """The pairs, with PEs numbered up to ``num_pes`` if given (never truncated)."""
         import pandas as pd
 
-        self._compact()
-        part = self._part
+        part = self._joined()
+        pes = self._pes
         wanted = num_pes if num_pes is not None else (self.num_pes or 0)
         n = max(wanted, self.max_pe + 1)
         node = np.full(n, _UNKNOWN_NODE, dtype=np.int64)
         conflicts: dict[int, list[int]] = {}
-        if part.pe.size:
-            pe, nodes = part.pe, part.node  # sorted by PE, then node
+        if pes.pe.size:
+            pe, nodes = pes.pe, pes.node  # sorted by PE, then node
             first = np.r_[True, pe[1:] != pe[:-1]]
             node[pe[first]] = nodes[first]  # the smallest node wins
             for p in np.unique(pe[~first]).tolist():
@@ -283,6 +296,46 @@ class CommAccumulator:
             node_conflicts=conflicts,
             mixed_sizes=mixed,
         )
+
+
+def _joined_runs(runs: list[CommPartial], *, sizes: bool) -> list[CommPartial]:
+    """Compacted runs of cells in the order of their keys, those whose pair
+    ranges overlap joined into one (compacted again); the others as they are.
+
+    Partials of disjoint source PEs (the engine's units of whole files) are
+    then never sorted together: at 65,536 PEs a sort of every pair took
+    three copies of them at once.
+    """
+    if len(runs) < 2:
+        return runs
+    firsts = [int(_key(r.src[:1], r.dst[:1])[0]) for r in runs]
+    lasts = [int(_key(r.src[-1:], r.dst[-1:])[0]) for r in runs]
+    order = sorted(range(len(runs)), key=lambda k: (firsts[k], lasts[k]))
+    groups: list[list[int]] = []
+    high = -1
+    for k in order:
+        if groups and firsts[k] <= high:  # shares a pair (a size of it) with the group
+            groups[-1].append(k)
+            high = max(high, lasts[k])
+        else:
+            groups.append([k])
+            high = lasts[k]
+    joined = []
+    for group in groups:
+        if len(group) == 1:
+            joined.append(runs[group[0]])
+            continue
+        src, dst, counts, nbytes = (
+            np.concatenate([getattr(runs[k], n) for k in group]) for n in _CELLS
+        )
+        for k in group:
+            runs[k] = CommPartial()  # let each run go once joined
+        joined.append(CommPartial(src, dst, counts, nbytes).compact(sizes=sizes))
+        del src, dst, counts, nbytes
+    return joined
+
+
+_CELLS = ("src", "dst", "counts", "nbytes")
 
 
 def _split_sizes(
