@@ -864,14 +864,16 @@ def node_pairs_matrix(pairs: pd.DataFrame, pe_node: pd.Series, column: str) -> p
     import pandas as pd
 
     node = pe_node.to_numpy(dtype=np.int64)
-    src_node = node[pairs["src_pe"].to_numpy()]
-    dst_node = node[pairs["dst_pe"].to_numpy()]
-    if (src_node == _UNKNOWN_NODE).any() or (dst_node == _UNKNOWN_NODE).any():
+    src, dst = pairs["src_pe"].to_numpy(), pairs["dst_pe"].to_numpy()
+    unknown = node == _UNKNOWN_NODE  # per PE, then looked up per pair (no node column made)
+    if unknown[src].any() or unknown[dst].any():
         raise ValueError("a PE with traffic has no known node")
-    nodes = np.unique(node[node != _UNKNOWN_NODE])
+    nodes = np.unique(node[~unknown])
     k = len(nodes)
     at = np.searchsorted(nodes, node)  # each PE's node's position: once per PE, not per pair
-    flat = at[pairs["src_pe"].to_numpy()] * k + at[pairs["dst_pe"].to_numpy()]
+    flat = at[src]
+    flat *= k
+    flat += at[dst]
     values = _weighted_bincount(flat, pairs[column].to_numpy(), k * k).reshape(k, k)
     return pd.DataFrame(
         values,

@@ -31,6 +31,15 @@ PYRAMID_CELLS = 256
 PYRAMID_BYTES = 12_000_000
 
 
+def _uint_size(values: np.ndarray, where: np.ndarray) -> int:
+    """The item size :func:`compact_uint` gives ``values[where]`` (not copied)."""
+    top = int(values.max(where=where, initial=0))
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if top <= np.iinfo(dtype).max:
+            return np.dtype(dtype).itemsize
+    return np.dtype(np.float64).itemsize
+
+
 def compact_uint(values: np.ndarray) -> np.ndarray:
     """Non-negative integers in the smallest of uint8/16/32, else float64.
 
@@ -146,24 +155,66 @@ def _cells(
     """
     per_side = -(-span // block)
     tile = (src // span) * tiles_per_side + dst // span
-    row = (src % span) // block
-    col = (dst % span) // block
-    key = tile * (per_side * per_side) + row * per_side + col
+    if block == 1:
+        return _single_cells(src, dst, msgs, byts, tile, span=span)
+    # a cell's key: its tile, row and column (taken back from the keys of the
+    # cells, not kept per pair: millions of pairs at 65,536 PEs)
+    cells = per_side * per_side
+    key = tile * cells
+    del tile
+    key += (src % span) // block * per_side
+    key += (dst % span) // block
     # the largest pair first within a cell; ties keep the pairs' order (the
     # lowest source, then destination): the sort is stable
     order = stable_order(key, msgs.max(initial=0) - msgs)  # lexsort((-msgs, key))
     key = key[order]
     first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else key
     top = order[first]
+    key = key[first]
     return {
-        "tile": tile[top],
-        "row": row[top],
-        "col": col[top],
+        "tile": key // cells,
+        "row": key % cells // per_side,
+        "col": key % per_side,
         "messages": np.add.reduceat(msgs[order], first) if len(first) else msgs[:0],
         "bytes": np.add.reduceat(byts[order], first) if len(first) else byts[:0],
         "max_messages": msgs[top],
         "max_src": src[top] % block,
         "max_dst": dst[top] % block,
+    }
+
+
+def _single_cells(
+    src: np.ndarray,
+    dst: np.ndarray,
+    msgs: np.ndarray,
+    byts: np.ndarray,
+    tile: np.ndarray,
+    *,
+    span: int,
+) -> dict[str, np.ndarray]:
+    """:func:`_cells` of a level of single PEs: each pair is a cell.
+
+    The pairs are sorted by source then destination, and so are a tile's
+    cells: one stable sort by tile orders them (by radix when the tile ids
+    fit in 16 bits). No sum, and no largest pair (the level holds none): at
+    65,536 PEs this level is millions of cells, and the general way held
+    three times as many arrays of them.
+    """
+    if len(tile) and int(tile.max()) < 1 << 16:
+        order = np.argsort(tile.astype(np.uint16), kind="stable")
+    else:
+        order = np.argsort(tile, kind="stable")
+    tile = tile[order]
+    empty = np.zeros(0, dtype=np.int64)
+    return {
+        "tile": tile,
+        "row": src[order] % span,
+        "col": dst[order] % span,
+        "messages": msgs[order],
+        "bytes": byts[order],
+        "max_messages": empty,
+        "max_src": empty,
+        "max_dst": empty,
     }
 
 
@@ -189,7 +240,7 @@ def _choose(
     names = ["row", "col", "messages", "bytes"] + (
         ["max_messages", "max_src", "max_dst"] if pooled else []
     )
-    per_cell = sum(compact_uint(cells[n][candidate]).itemsize for n in names)
+    per_cell = sum(_uint_size(cells[n], candidate) for n in names)
     starts = _starts(tile)
     ids = tile[starts]
     counts = np.diff(np.r_[starts, len(tile)])
