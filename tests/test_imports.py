@@ -90,6 +90,9 @@ def test_the_logical_figures_are_drawn_without_pandas(tmp_path: Path) -> None:
         def csv(self, *args: object, **kwargs: object) -> None:
             pass
 
+        def csv_parts(self, *args: object, **kwargs: object) -> None:
+            pass
+
         def json(self, *args: object) -> None:
             pass
 
