@@ -324,6 +324,7 @@ def _view(
     else:
         n = num_pes
         report.num_pes = num_pes
+    warn_far_mailboxes(regions, report)
     pes = papi_breakdown(regions, num_pes=n)
     zeros = tuple(zero_counters(pes))
     if zeros:
@@ -336,6 +337,75 @@ def _view(
         pes=pes,
         zero_counters=zeros,
     )
+
+
+#: Far mailboxes named one by one in warnings (the others are summed up).
+_FAR_MAILBOXES_NAMED = 5
+
+
+def warn_far_mailboxes(regions: pd.DataFrame, report: ReadReport) -> None:
+    """Warn of mailbox ids far beyond the others: a corrupt line, most likely.
+
+    A selector's mailboxes are numbered from 0 and are a few; a mailbox of
+    1,999,999,999 among mailboxes 0 and 1 is a damaged digit, not a
+    mailbox. The rule is the PE ids' (:func:`~actorprof.read.stray_pes`):
+    ids from ``max(64, 2 x (the id before + 1))`` on, whose lines are fewer
+    than those of the ids below, and any id from 2^20 on; and their lines
+    are a handful (under 1 % of the others'). Such lines are
+    still counted (as that mailbox's PROC lines: the totals stay the line
+    counts); each such mailbox is named with the first file and line that
+    holds it. It is found from the reduced regions: the same on every read route.
+    """
+    from ..analyze.matrix import unique_ints
+    from ..read import stray_pes
+    from ..read.papi import first_line_with_mailbox
+
+    mailbox = regions["mailbox"].to_numpy(np.int64)
+    proc = mailbox >= 0
+    if not proc.any() or int(mailbox[proc].max()) < 64:
+        return
+    boxes, at = unique_ints(mailbox[proc], inverse=True)
+    lines = np.bincount(at, weights=regions["lines"].to_numpy()[proc], minlength=len(boxes))
+    stray = stray_pes(boxes, lambda: np.rint(lines).astype(np.int64))
+    if stray is None:
+        return
+    above = boxes >= stray.limit
+    if lines[above].sum() * 100 >= lines[~above].sum():
+        return  # more than a handful of lines: a mailbox of the program, however numbered
+    far = boxes[above]
+    if stray.last < 0:
+        others = "every other mailbox (none is below 1,048,576)"
+    elif stray.first == stray.last:
+        others = f"mailbox {stray.first}"
+    else:
+        others = f"mailboxes {stray.first}-{stray.last}"
+    paths = {
+        pe: path
+        for entry in report.file_accounts()
+        for path, pe in (
+            zip(entry.paths, entry.pes, strict=True)
+            if isinstance(entry, FileColumns)
+            else [(str(entry.path), entry.pe)]
+        )
+    }
+    pe = regions["pe"].to_numpy(np.int64)
+    for box in far[:_FAR_MAILBOXES_NAMED].tolist():
+        rows = mailbox == box
+        held = np.unique(pe[rows])
+        count = int(regions["lines"].to_numpy()[rows].sum())
+        path = paths.get(int(held[0]))
+        line = None if path is None else first_line_with_mailbox(path, box)
+        where = f"PE {held[0]}" if path is None else path + ("" if line is None else f":{line}")
+        report.warn(
+            f"{where}: mailbox {box:,} is far beyond {others}: a corrupt "
+            f"line? Its {count:,} line(s) on {len(held):,} PE(s) are counted as the PROC "
+            f"lines of mailbox {box:,}"
+        )
+    if len(far) > _FAR_MAILBOXES_NAMED:
+        report.warn(
+            f"{len(far) - _FAR_MAILBOXES_NAMED:,} more mailbox id(s) far beyond the others, "
+            f"up to {int(far[-1]):,}: their lines are counted as those mailboxes' PROC lines"
+        )
 
 
 def papi_view(

@@ -60,6 +60,7 @@ from ._scan import (
 from .logical import set_pe_limit
 
 __all__ = [
+    "first_line_with_mailbox",
     "iter_papi",
     "papi_chunks",
     "papi_counter_names",
@@ -614,6 +615,24 @@ def _check_file(
             f"{path}: {mismatched} line(s) have dst_pe != {trace_file.pe} (the PE in the file "
             "name); they are counted under the dst_pe they carry"
         )
+
+
+def first_line_with_mailbox(path: str | PathLike[str], mailbox: int) -> int | None:
+    """The number (from 1) of the first line of a PAPI file whose mailbox
+    field (the sixth) is ``mailbox``; None when there is none, or the file
+    cannot be read. One search of the mapped file, not a parse of its lines."""
+    import mmap
+
+    pattern = re.compile(rb"^(?:[^,\n]*,){5}[ \t]*%d[ \t]*," % mailbox, re.MULTILINE)
+    try:
+        with open(path, "rb") as handle:
+            if not handle.seek(0, 2):
+                return None
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as text:
+                found = pattern.search(text)
+                return None if found is None else text[: found.start()].count(b"\n") + 1
+    except (OSError, ValueError):
+        return None
 
 
 def read_papi(
