@@ -850,7 +850,7 @@ def _serve(  # pragma: no cover - runs in the server
 ) -> None:
     """The figure server's loop (see :class:`_FigureServer`); ``caller`` is
     the process that forked it."""
-    with _without_3d_axes():
+    with _without_3d_axes(), _without_property_docs():
         for module in warm:
             with contextlib.suppress(Exception):  # a job that needs it fails, and says why
                 importlib.import_module(module)
@@ -997,6 +997,36 @@ def _build_and_write(  # pragma: no cover - runs in the server
         writer._figure_writer(build(), dpi)(handle)
 
     return write
+
+
+@contextlib.contextmanager
+def _without_property_docs() -> Iterator[None]:  # pragma: no cover - runs in the server
+    """Imports in which matplotlib writes no property list into docstrings.
+
+    Each Artist class matplotlib defines gets a ``set()`` whose docstring
+    lists every property the class has, with the values it takes, read from
+    the setters' docstrings (``matplotlib.artist.kwdoc``): 80 ms of a figure
+    server's imports, for text nobody reads there (the server and its
+    children draw and exit). ``kwdoc`` gives an empty list meanwhile and is
+    put back after; nothing but docstrings uses it.
+    """
+    if "matplotlib.axes" in sys.modules:
+        yield
+        return
+    try:
+        import matplotlib.artist as artist
+    except ImportError:  # a job that needs it fails, and says why
+        yield
+        return
+    kwdoc = getattr(artist, "kwdoc", None)
+    if not callable(kwdoc):
+        yield
+        return
+    artist.kwdoc = lambda _artist: ""  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        artist.kwdoc = kwdoc
 
 
 @contextlib.contextmanager
