@@ -351,10 +351,10 @@ def warn_far_mailboxes(regions: pd.DataFrame, report: ReadReport) -> None:
     mailbox. The rule is the PE ids' (:func:`~actorprof.read.stray_pes`):
     ids from ``max(64, 2 x (the id before + 1))`` on, whose lines are fewer
     than those of the ids below, and any id from 2^20 on; and their lines
-    are a handful (under 1 % of the others'). Such lines are
-    still counted (as that mailbox's PROC lines: the totals stay the line
-    counts); each such mailbox is named with the first file and line that
-    holds it. It is found from the reduced regions: the same on every read route.
+    are a handful (under 1 % of the others'). Such lines are still counted
+    (as that mailbox's PROC lines: the totals stay the line counts); each
+    such mailbox is named with the first file and line that holds it. The
+    check reads the reduced regions, so every read route gives the same.
     """
     from ..analyze.matrix import unique_ints
     from ..read import stray_pes
@@ -373,12 +373,8 @@ def warn_far_mailboxes(regions: pd.DataFrame, report: ReadReport) -> None:
     if lines[above].sum() * 100 >= lines[~above].sum():
         return  # more than a handful of lines: a mailbox of the program, however numbered
     far = boxes[above]
-    if stray.last < 0:
-        others = "every other mailbox (none is below 1,048,576)"
-    elif stray.first == stray.last:
-        others = f"mailbox {stray.first}"
-    else:
-        others = f"mailboxes {stray.first}-{stray.last}"
+    first, last = stray.first, stray.last  # (some mailbox is below: it has lines)
+    others = f"mailbox {first}" if first == last else f"mailboxes {first}-{last}"
     paths = {
         pe: path
         for entry in report.file_accounts()
