@@ -1126,7 +1126,25 @@ def _send(fd: int, data: bytes) -> None:
     os.close(fd)
 
 
-def _plain_columns(frame: pd.DataFrame, *, index: bool) -> list[np.ndarray] | None:
+class _TextRows:
+    """A column's text, one row of bytes per value (0 bytes after it), made
+    for the rows asked (``column[a:b]``): a table of millions of rows (a
+    65,536-PE physical trace's links) is written a slice at a time, and the
+    text of a whole column (its labels, its floats) is never held."""
+
+    __slots__ = ("make", "size")
+
+    def __init__(self, size: int, make: Callable[[slice], np.ndarray]) -> None:
+        self.size, self.make = size, make
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, rows: slice) -> np.ndarray:
+        return self.make(rows)
+
+
+def _plain_columns(frame: pd.DataFrame, *, index: bool) -> list[np.ndarray | _TextRows] | None:
     """The columns to write (the index first when written) when every one is
     a numpy integer array (no missing values possible), else None."""
     import pandas as pd
@@ -1141,28 +1159,41 @@ def _plain_columns(frame: pd.DataFrame, *, index: bool) -> list[np.ndarray] | No
             return None
         columns.insert(0, frame.index)
     # numpy dtypes only: a nullable Int64 column may hold missing values
-    out: list[np.ndarray] = []
+    out: list[np.ndarray | _TextRows] = []
     for c in columns:
         if isinstance(c.dtype, np.dtype) and c.dtype.kind in "iu":
             out.append(c.to_numpy())
         elif isinstance(c.dtype, np.dtype) and c.dtype.kind == "f":
-            out.append(_float_matrix(c.to_numpy()))
+            out.append(_float_rows(c.to_numpy()))
         elif isinstance(c.dtype, np.dtype) and c.dtype.kind == "b":
-            out.append(_words_matrix([b"False", b"True"], c.to_numpy().astype(np.intp)))
-        elif isinstance(c.dtype, pd.CategoricalDtype) and (labels := _label_matrix(c)) is not None:
+            out.append(_words_rows([b"False", b"True"], c.to_numpy().astype(np.intp)))
+        elif isinstance(c.dtype, pd.CategoricalDtype) and (labels := _label_rows(c)) is not None:
             out.append(labels)  # a send type: its text, as rows of bytes
-        elif _is_text(c) and (text := _text_matrix(c)) is not None:
+        elif _is_text(c) and (text := _text_rows(c)) is not None:
             out.append(text)
         elif isinstance(c.dtype, pd.api.extensions.ExtensionDtype) and c.dtype.kind in "iu":
             # a nullable integer column: a missing value is an empty field
-            digits = _digit_matrix(c.to_numpy(dtype=np.int64, na_value=0))
-            digits[np.asarray(c.isna())] = 0
-            out.append(digits)
+            out.append(_nullable_rows(c.to_numpy(dtype=np.int64, na_value=0), np.asarray(c.isna())))
         else:
             return None
-    if len(out) == 1 and out[0].ndim == 2 and not out[0].any(axis=1).all():
-        return None  # a row of one empty field: CSV writes it quoted ("")
+    if len(out) == 1 and isinstance(out[0], _TextRows):
+        whole = out[0][:]
+        if not whole.any(axis=1).all():
+            return None  # a row of one empty field: CSV writes it quoted ("")
     return out
+
+
+def _float_rows(values: np.ndarray) -> _TextRows:
+    return _TextRows(len(values), lambda rows: _float_matrix(values[rows]))
+
+
+def _nullable_rows(values: np.ndarray, missing: np.ndarray) -> _TextRows:
+    def make(rows: slice) -> np.ndarray:
+        digits = _digit_matrix(values[rows])
+        digits[missing[rows]] = 0
+        return digits
+
+    return _TextRows(len(values), make)
 
 
 def _float_matrix(values: np.ndarray) -> np.ndarray:
@@ -1181,14 +1212,13 @@ def _float_matrix(values: np.ndarray) -> np.ndarray:
     return rows
 
 
-def _words_matrix(words: list[bytes], codes: np.ndarray) -> np.ndarray:
+def _words_rows(words: list[bytes], codes: np.ndarray) -> _TextRows:
     """``words[code]`` for each code, one row of bytes per value (0 bytes after it)."""
     width = max(len(b) for b in words)
     table = np.zeros((len(words), width), np.uint8)
     for k, b in enumerate(words):
         table[k, : len(b)] = np.frombuffer(b, np.uint8)
-    rows: np.ndarray = table[codes]
-    return rows
+    return _TextRows(len(codes), lambda rows: table[codes[rows]])
 
 
 def _is_text(column: Any) -> bool:
@@ -1198,7 +1228,7 @@ def _is_text(column: Any) -> bool:
     return column.dtype == object or isinstance(column.dtype, pd.StringDtype)
 
 
-def _text_matrix(column: Any) -> np.ndarray | None:
+def _text_rows(column: Any) -> _TextRows | None:
     """A column of plain strings as rows of bytes (via their distinct values);
     None when a value is missing or not a plain string (:func:`_plain_label`)."""
     codes, uniques = column.factorize(use_na_sentinel=True)
@@ -1208,7 +1238,7 @@ def _text_matrix(column: Any) -> np.ndarray | None:
     words = [u.encode("utf-8") if type(u) is str else None for u in uniques]
     if not all(w is not None and _plain_label(w) for w in words):
         return None
-    return _words_matrix([w for w in words if w is not None], codes)
+    return _words_rows([w for w in words if w is not None], codes)
 
 
 def _plain_label(text: bytes) -> bool:
@@ -1217,7 +1247,7 @@ def _plain_label(text: bytes) -> bool:
     return bool(text) and not any(ch in text for ch in (b",", b'"', b"\n", b"\r", b"\0"))
 
 
-def _label_matrix(column: Any) -> np.ndarray | None:
+def _label_rows(column: Any) -> _TextRows | None:
     """The text of a categorical column of plain labels, one row of bytes per
     value (0 bytes after it); None when a value is missing or a label is not
     plain (empty, or holding what CSV quotes: a comma, a quote, a line end)."""
@@ -1227,7 +1257,7 @@ def _label_matrix(column: Any) -> np.ndarray | None:
         return None
     if not all(_plain_label(b) for b in labels):
         return None
-    return _words_matrix(labels, codes)
+    return _words_rows(labels, codes)
 
 
 #: Columns from which a table of integers is written as one block of digits.
@@ -1273,7 +1303,7 @@ def _block_rows(part: pd.DataFrame, *, index: bool) -> bytes:
 
 def integer_rows(columns: list[np.ndarray]) -> bytes:
     """CSV rows (``,`` between fields, ``\n`` after each row) of integer
-    columns (or rows of text bytes: :func:`_label_matrix`) of equal length:
+    columns (or rows of text bytes: :class:`_TextRows`' slices) of equal length:
     the bytes ``DataFrame.to_csv`` writes for them, three times as fast
     (digits are computed for all rows at once; a 2 M-row pairs table of
     65,536 PEs took a second in ``to_csv``)."""

@@ -70,6 +70,32 @@ def test_writer_slices_big_integer_tables(tmp_path: Path, monkeypatch: pytest.Mo
     assert written == frame.to_csv(index=False, lineterminator="\n").encode()
 
 
+def test_writer_slices_text_columns_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # floats, bools, labels, strings and nullable integers are made into text
+    # a slice at a time (a 65,536-PE links table's labels are never held whole)
+    import actorprof.write as write
+    from actorprof.schema import SEND_TYPE_DTYPE
+
+    monkeypatch.setattr(write, "_CSV_SLICE_CELLS", 10)  # slices of 2 rows: rows in order
+    rng = np.random.default_rng(5)
+    n = 997
+    frame = pd.DataFrame(
+        {
+            "send_type": pd.Categorical.from_codes(rng.integers(0, 3, n), dtype=SEND_TYPE_DTYPE),
+            "share": rng.standard_normal(n),
+            "ok": rng.random(n) < 0.5,
+            "label": pd.Series(rng.choice(["tcomm", "synthetic"], n), dtype=object),
+            "items": pd.array(np.where(rng.random(n) < 0.2, None, rng.integers(0, 9, n)), "Int64"),
+            "src_pe": rng.integers(0, 65536, n),
+        }
+    )
+    columns = write._plain_columns(frame, index=False)
+    assert columns is not None
+    assert [type(c).__name__ for c in columns[:-1]] == ["_TextRows"] * 5
+    written = OutputWriter(tmp_path, kind="t").csv(frame, "big", index=False).read_bytes()
+    assert written == frame.to_csv(index=False, lineterminator="\n").encode()
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_wide_tables_written_as_one_block(
     tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch

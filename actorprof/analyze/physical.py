@@ -11,7 +11,7 @@ mesh of that K.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +42,7 @@ __all__ = [
     "physical_matrices",
     "physical_node_matrices",
     "physical_pairs",
+    "physical_pairs_parts",
     "physical_pe_totals",
 ]
 
@@ -314,13 +315,17 @@ def physical_pairs(mats: PhysicalMatrices) -> pd.DataFrame:
     :data:`~actorprof.schema.SEND_TYPE_DTYPE`), ``src_pe``, ``dst_pe``,
     ``buffers``, ``bytes`` (types in :data:`SEND_TYPES` order, then source and
     destination). The exact data at any PE count."""
-    parts = []
+    return pd.concat(list(physical_pairs_parts(mats)), ignore_index=True)
+
+
+def physical_pairs_parts(mats: PhysicalMatrices) -> Iterator[pd.DataFrame]:
+    """:func:`physical_pairs` a send type at a time (its rows, in its order):
+    a table written as it is made, never held whole beside the matrices."""
     for t in SEND_TYPES:
         pairs = mats.pairs(t)
         codes = np.full(len(pairs), SEND_TYPE_DTYPE.categories.get_loc(t), dtype=np.int8)
         kind = pd.Categorical.from_codes(codes, dtype=SEND_TYPE_DTYPE)
-        parts.append(pairs.assign(send_type=kind)[["send_type", *pairs.columns]])
-    return pd.concat(parts, ignore_index=True)
+        yield pairs.assign(send_type=kind)[["send_type", *pairs.columns]]
 
 
 def physical_node_matrices(

@@ -43,6 +43,7 @@ from ..analyze.physical import (
     pe_node_map,
     physical_node_matrices,
     physical_pairs,
+    physical_pairs_parts,
     physical_pe_totals,
 )
 from ..analyze.physical_partial import PhysicalPartial
@@ -591,7 +592,7 @@ def write_physical(
     if n <= DENSE_MAX_PES:
         out.csv(stacked({t: view.matrix(t, "count") for t in SEND_TYPES}), "counts")
         out.csv(stacked({t: view.matrix(t, "bytes") for t in SEND_TYPES}), "bytes")
-    out.csv(view.pairs(), "pairs", index=False)
+    out.csv_parts(physical_pairs_parts(view.matrices), "pairs", index=False)
     if view.nodes is not None:
         out.csv(stacked({t: view.matrix(t, "count", "node") for t in SEND_TYPES}), "node_counts")
         out.csv(stacked({t: view.matrix(t, "bytes", "node") for t in SEND_TYPES}), "node_bytes")
