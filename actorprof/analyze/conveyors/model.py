@@ -367,10 +367,19 @@ def pairs_by_size(pairs: pd.DataFrame, mixed: pd.DataFrame) -> pd.DataFrame:
     m_dst = mixed["dst_pe"].to_numpy(dtype=np.int64)
     m_size = mixed["msg_bytes"].to_numpy(dtype=np.int64)
     m_messages = mixed["messages"].to_numpy(dtype=np.int64)
+    single = messages > 0
+    if not len(m_src) and bool(single.all()):
+        # no pair mixes sizes (the usual run): the pairs' own columns, not copied
+        # (at 65,536 PEs they are millions of rows), beside their sizes
+        size, rest = np.divmod(nbytes, messages)
+        if rest.any():
+            raise ValueError("a pair mixes message sizes but has no rows per size")
+        by_pair = {"src_pe": src, "dst_pe": dst, "msg_bytes": size}
+        table = pd.DataFrame({**by_pair, "messages": messages, "payload_bytes": nbytes}, copy=False)
+        return pair_table(table)
     key = (src << 32) | dst
     m_key = (m_src << 32) | m_dst
     at = np.minimum(np.searchsorted(m_key, key), max(len(m_key) - 1, 0))
-    single = messages > 0
     if len(m_key):
         single &= m_key[at] != key
     del at
