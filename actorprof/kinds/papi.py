@@ -32,7 +32,7 @@ from ..analyze.breakdown import (
     zero_counters,
 )
 from ..analyze.imbalance import imbalance
-from ..read import FileColumns, ReadReport, note_missing_pe_files
+from ..read import ReadReport, note_missing_pe_files
 from ..read.papi import check_counter_names, iter_papi
 from ..schema import MAIN_MAILBOX
 from ..write import keeps_tables
@@ -300,14 +300,13 @@ def _view(
         regions = papi_regions([], counters=names)
     if num_pes is None:
         limit = report.pe_limit  # a stray file far beyond the others is no PE of the run
-        file_pes = (
-            pe
-            for entry in report.file_accounts()  # (files held as columns stay so)
-            for pe in (entry.pes if isinstance(entry, FileColumns) else [entry.pe])
-        )
         from_files = (
             max(
-                (pe for pe in file_pes if pe is not None and (limit is None or pe < limit)),
+                (
+                    pe
+                    for pe in report.file_pes()  # (files held as columns stay so)
+                    if pe is not None and (limit is None or pe < limit)
+                ),
                 default=-1,
             )
             + 1
@@ -364,8 +363,9 @@ def warn_far_mailboxes(regions: pd.DataFrame, report: ReadReport) -> None:
     proc = mailbox >= 0
     if not proc.any() or int(mailbox[proc].max()) < 64:
         return
+    region_lines = regions["lines"].to_numpy()
     boxes, at = unique_ints(mailbox[proc], inverse=True)
-    lines = np.bincount(at, weights=regions["lines"].to_numpy()[proc], minlength=len(boxes))
+    lines = np.bincount(at, weights=region_lines[proc], minlength=len(boxes))
     stray = stray_pes(boxes, lambda: np.rint(lines).astype(np.int64))
     if stray is None:
         return
@@ -375,20 +375,12 @@ def warn_far_mailboxes(regions: pd.DataFrame, report: ReadReport) -> None:
     far = boxes[above]
     first, last = stray.first, stray.last  # (some mailbox is below: it has lines)
     others = f"mailbox {first}" if first == last else f"mailboxes {first}-{last}"
-    paths = {
-        pe: path
-        for entry in report.file_accounts()
-        for path, pe in (
-            zip(entry.paths, entry.pes, strict=True)
-            if isinstance(entry, FileColumns)
-            else [(str(entry.path), entry.pe)]
-        )
-    }
+    paths = dict(zip(report.file_pes(), report.file_paths(), strict=True))
     pe = regions["pe"].to_numpy(np.int64)
     for box in far[:_FAR_MAILBOXES_NAMED].tolist():
         rows = mailbox == box
         held = np.unique(pe[rows])
-        count = int(regions["lines"].to_numpy()[rows].sum())
+        count = int(region_lines[rows].sum())
         path = paths.get(int(held[0]))
         line = None if path is None else first_line_with_mailbox(path, box)
         where = f"PE {held[0]}" if path is None else path + ("" if line is None else f":{line}")

@@ -351,6 +351,16 @@ class ReadReport(Summarized):
                 out.append(f.pe)
         return out
 
+    def file_paths(self) -> list[str]:
+        """Each file's path, in file order (without making their reports)."""
+        out: list[str] = []
+        for f in self._entries():
+            if isinstance(f, FileColumns):
+                out.extend(f.paths)
+            else:
+                out.append(f.path)
+        return out
+
     def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
         phase = f", phase {self.phase}" if self.phase else ""
         return f"{self.kind or 'trace'}{phase}", [
