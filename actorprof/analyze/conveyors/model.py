@@ -370,12 +370,9 @@ def pairs_by_size(pairs: pd.DataFrame, mixed: pd.DataFrame) -> pd.DataFrame:
     if not len(m_src) and bool(single.all()):
         # no pair mixes sizes (the usual run): the pairs' own columns, not copied
         # (at 65,536 PEs they are millions of rows), beside their sizes
-        size, rest = np.divmod(nbytes, messages)
-        if rest.any():
-            raise ValueError("a pair mixes message sizes but has no rows per size")
-        by_pair = {"src_pe": src, "dst_pe": dst, "msg_bytes": size}
-        table = pd.DataFrame({**by_pair, "messages": messages, "payload_bytes": nbytes}, copy=False)
-        return pair_table(table)
+        size = _whole_sizes(nbytes, messages)
+        columns = {"src_pe": src, "dst_pe": dst, "msg_bytes": size, "messages": messages}
+        return pair_table(pd.DataFrame({**columns, "payload_bytes": nbytes}, copy=False))
     key = (src << 32) | dst
     m_key = (m_src << 32) | m_dst
     at = np.minimum(np.searchsorted(m_key, key), max(len(m_key) - 1, 0))
@@ -383,10 +380,7 @@ def pairs_by_size(pairs: pd.DataFrame, mixed: pd.DataFrame) -> pd.DataFrame:
         single &= m_key[at] != key
     del at
     key = key[single]
-    size, rest = np.divmod(nbytes[single], messages[single])
-    if rest.any():
-        raise ValueError("a pair mixes message sizes but has no rows per size")
-    del rest
+    size = _whole_sizes(nbytes[single], messages[single])
     # both sorted, no key in both: each row's place is its rank plus the other's keys before it
     rows = len(key) + len(m_key)
     place = np.arange(len(key)) + np.searchsorted(m_key, key)
@@ -410,6 +404,15 @@ def pairs_by_size(pairs: pd.DataFrame, mixed: pd.DataFrame) -> pd.DataFrame:
         copy=False,
     )
     return pair_table(table)
+
+
+def _whole_sizes(nbytes: np.ndarray, messages: np.ndarray) -> np.ndarray:
+    """Each pair's message size, ``nbytes / messages``; a pair whose bytes
+    are not a whole number of messages mixes sizes without its rows per size."""
+    size, rest = np.divmod(nbytes, messages)
+    if rest.any():
+        raise ValueError("a pair mixes message sizes but has no rows per size")
+    return size
 
 
 def _counted(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
