@@ -1132,13 +1132,10 @@ class _TextRows:
     65,536-PE physical trace's links) is written a slice at a time, and the
     text of a whole column (its labels, its floats) is never held."""
 
-    __slots__ = ("make", "size")
+    __slots__ = ("make",)
 
-    def __init__(self, size: int, make: Callable[[slice], np.ndarray]) -> None:
-        self.size, self.make = size, make
-
-    def __len__(self) -> int:
-        return self.size
+    def __init__(self, make: Callable[[slice], np.ndarray]) -> None:
+        self.make = make
 
     def __getitem__(self, rows: slice) -> np.ndarray:
         return self.make(rows)
@@ -1184,7 +1181,7 @@ def _plain_columns(frame: pd.DataFrame, *, index: bool) -> list[np.ndarray | _Te
 
 
 def _float_rows(values: np.ndarray) -> _TextRows:
-    return _TextRows(len(values), lambda rows: _float_matrix(values[rows]))
+    return _TextRows(lambda rows: _float_matrix(values[rows]))
 
 
 def _nullable_rows(values: np.ndarray, missing: np.ndarray) -> _TextRows:
@@ -1193,7 +1190,7 @@ def _nullable_rows(values: np.ndarray, missing: np.ndarray) -> _TextRows:
         digits[missing[rows]] = 0
         return digits
 
-    return _TextRows(len(values), make)
+    return _TextRows(make)
 
 
 def _float_matrix(values: np.ndarray) -> np.ndarray:
@@ -1218,7 +1215,7 @@ def _words_rows(words: list[bytes], codes: np.ndarray) -> _TextRows:
     table = np.zeros((len(words), width), np.uint8)
     for k, b in enumerate(words):
         table[k, : len(b)] = np.frombuffer(b, np.uint8)
-    return _TextRows(len(codes), lambda rows: table[codes[rows]])
+    return _TextRows(lambda rows: table[codes[rows]])
 
 
 def _is_text(column: Any) -> bool:
