@@ -77,13 +77,7 @@ from ._report import (
     FileReport,
     ReadReport,
 )
-from ._scan import (
-    CUT_LINE,
-    NEGATIVE,
-    NUL_BYTES,
-    TOO_LARGE,
-    file_blocks,
-)
+from ._scan import CUT_LINE, NEGATIVE, NUL_BYTES, TOO_LARGE, file_blocks
 from ._stray import StrayPes, stray_pes
 
 if TYPE_CHECKING:  # the map step reads with numpy alone: its workers never import pandas
