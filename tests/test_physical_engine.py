@@ -656,3 +656,44 @@ def test_ten_digit_pe_ids_are_pe_ids_every_way(tmp_path: Path) -> None:
     assert isinstance(failed[0], TraceFormatError) and failed[0].line == 11
     for way in WAYS.values():
         assert_same(failed, engine(trace, way, num_pes=8))
+
+
+@pytest.mark.parametrize("top", [7, 3000, 2**31 - 1])  # packed in one key, or not
+@pytest.mark.parametrize("seed", range(3))
+def test_a_sized_join_is_a_group_by_whatever_the_parts(top: int, seed: int) -> None:
+    """Rows per (link, size) and per link of a join equal a pandas group-by,
+    for every cut into parts (empty ones too), with the running sums' way
+    (per-link sums left out, the parts let go) and without."""
+    rng = np.random.default_rng(seed)
+    n = 3000
+    codes = rng.integers(0, 3, n).astype(np.int8)
+    big = 2**40 if top > 2**20 else 2**20  # 3 x top^2 x 2^41 does not fit 63 bits
+    size = rng.choice(np.array([0, 64, 10_000, big]), n).astype(np.int64)
+    src = rng.integers(0, top + 1, n).astype(np.int64)
+    dst = rng.integers(0, top + 1, n).astype(np.int64)
+    src[:40], dst[:40] = top, top  # one link, many sizes, at the largest id
+    frame = pd.DataFrame({"code": codes.astype(np.int64), "src": src, "dst": dst, "size": size})
+    rows = frame.groupby(["code", "src", "dst", "size"]).size().reset_index(name="calls")
+    links = frame.groupby(["code", "src", "dst"])["size"].agg(["size", "sum"]).reset_index()
+    cuts = sorted({0, 17, n, *rng.integers(0, n, 4).tolist()})
+    parts = [
+        PhysicalPartial.of_block(codes[a:b], size[a:b], src[a:b], dst[a:b], sized=True)
+        for a, b in itertools.pairwise([0, *cuts])
+    ]
+    whole = PhysicalPartial.join(parts)
+    owned = list(parts)
+    running = PhysicalPartial.join(owned, per_link=False, consume=True)
+    assert owned == []  # let go as read
+    assert running.links.size == 0 and running.sized_links.size
+    for joined in (whole, running.with_link_sums()):
+        np.testing.assert_array_equal(joined.sized_links >> np.uint64(62), rows["code"])
+        ends = joined.sized_links.astype(np.int64)
+        np.testing.assert_array_equal((ends >> 31) & 0x7FFFFFFF, rows["src"])
+        np.testing.assert_array_equal(ends & 0x7FFFFFFF, rows["dst"])
+        np.testing.assert_array_equal(joined.sizes, rows["size"])
+        np.testing.assert_array_equal(joined.sized_calls, rows["calls"])
+        np.testing.assert_array_equal(joined.links >> np.uint64(62), links["code"])
+        np.testing.assert_array_equal(joined.calls, links["size"])
+        np.testing.assert_array_equal(joined.nbytes, links["sum"])
+        assert joined.lines == n
+        np.testing.assert_array_equal(joined.pe_ids(), np.unique(np.r_[src, dst]))

@@ -15,7 +15,7 @@ destination: the order of the DataFrame route's group-bys.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -112,27 +112,35 @@ class PhysicalPartial:
         return out
 
     @classmethod
-    def join(cls, parts: list[PhysicalPartial]) -> PhysicalPartial:
-        """The sum of ``parts`` (all sized, or not)."""
+    def join(
+        cls, parts: list[PhysicalPartial], *, per_link: bool = True, consume: bool = False
+    ) -> PhysicalPartial:
+        """The sum of ``parts`` (all sized, or not).
+
+        ``per_link`` False: a sized sum without its per-link sums (made
+        from its rows per size by :meth:`with_link_sums`), as a running sum
+        that is joined again needs. ``consume``: ``parts`` is emptied as it
+        is read, so that each part's arrays go once used when nothing else
+        holds them (the engine's running sums, at 65,536 PEs hundreds of MB).
+        """
         sized = bool(parts) and all(p.sized for p in parts)
         out = cls(sized=sized, lines=sum(p.lines for p in parts))
         if parts:
             out.max_bytes = np.max([p.max_bytes for p in parts], axis=0).astype(np.int64)
         if sized:
-            links = np.concatenate([_u64(), *(p.sized_links for p in parts)])
-            sizes = np.concatenate([_i64(), *(p.sizes for p in parts)])
-            order = _by_link_and_size(links, sizes)
-            links, sizes = links[order], sizes[order]
-            first = np.r_[True, (links[1:] != links[:-1]) | (sizes[1:] != sizes[:-1])]
-            starts = np.flatnonzero(first)
-            del first
-            out.sized_links, out.sizes = links[starts], sizes[starts]
-            del links, sizes
-            out.sized_calls = _sum_sorted([p.sized_calls for p in parts], order, starts)
-            out.links, out.calls, out.nbytes = _links_of(
-                out.sized_links, out.sizes, out.sized_calls
-            )
-            return out
+            calls = [p.sized_calls for p in parts]
+            packing = _packing(parts)
+            if packing is not None:  # one array of keys (memory: millions of rows at 65,536 PEs)
+                order, starts, out.sized_links, out.sizes = _packed_rows(
+                    parts, *packing, consume=consume
+                )
+            else:
+                order, starts, out.sized_links, out.sizes = _sorted_rows(parts)
+                if consume:
+                    parts.clear()
+            out.sized_calls = _sum_sorted(calls, order, starts)
+            del order, starts
+            return out.with_link_sums() if per_link else out
         # one array at a time (memory: at 65,536 PEs nearly every line is a link)
         links = np.concatenate([_u64(), *(p.links for p in parts)])
         order = np.argsort(links, kind="stable")
@@ -142,16 +150,30 @@ class PhysicalPartial:
         del links
         out.calls = _sum_sorted([p.calls for p in parts], order, starts)
         out.nbytes = _sum_sorted([p.nbytes for p in parts], order, starts)
+        if consume:
+            parts.clear()
         return out
 
+    def with_link_sums(self) -> PhysicalPartial:
+        """A sized partial with its per-link sums made from its rows per size
+        (a join with ``per_link`` False leaves them out); any other as it is."""
+        if not self.sized or self.links.size or not self.sized_links.size:
+            return self
+        links, calls, nbytes = _links_of(self.sized_links, self.sizes, self.sized_calls)
+        return replace(self, links=links, calls=calls, nbytes=nbytes)
+
     def comm_partials(self) -> dict[str, CommPartial]:
-        """Per send type: the links as a :class:`CommPartial` (nodes unknown)."""
-        codes = (self.links >> _CODE_SHIFT).astype(np.int8)
+        """Per send type: the links as a :class:`CommPartial` (nodes unknown).
+
+        The keys are sorted, so a send type's links are a slice of them:
+        its calls and bytes are views of this partial's, not copies.
+        """
+        firsts = np.arange(1, len(SEND_TYPES), dtype=np.uint64) << _CODE_SHIFT
+        bounds = [0, *np.searchsorted(self.links, firsts).tolist(), len(self.links)]
         out = {}
         for code, send_type in enumerate(SEND_TYPES):
-            mine = codes == code
-            keys = self.links[mine]
-            src, dst = _ends(keys)
+            mine = slice(bounds[code], bounds[code + 1])
+            src, dst = _ends(self.links[mine])
             calls = self.calls[mine]
             pes = _distinct_ids(src, dst)
             out[send_type] = CommPartial(
@@ -167,8 +189,16 @@ class PhysicalPartial:
 
     def pe_ids(self) -> np.ndarray:
         """The PE ids the links name, as sources or destinations (distinct,
-        ascending; memory follows the links, not the largest id)."""
-        return unique_ints(np.concatenate(_ends(self.links)))
+        ascending; memory follows the links, not the largest id): the
+        sources' and the destinations' apart, one array of ids at a time."""
+        src = self.links >> _SRC_SHIFT
+        src &= _ID_MASK
+        ids = unique_ints(src)
+        del src
+        dst = self.links & _ID_MASK
+        ids = np.concatenate([ids, unique_ints(dst)])
+        del dst
+        return unique_ints(ids).astype(np.int64)
 
     def pe_mentions(self, ids: np.ndarray) -> np.ndarray:
         """How many lines name each of ``ids`` (:meth:`pe_ids`), as source,
@@ -184,6 +214,10 @@ class PhysicalPartial:
         """Calls per (send type, link, buffer size), sorted: the
         :data:`~actorprof.analyze.conveyors.BUFFER_COLUMNS` frame.
 
+        Its ``buffer_bytes`` and ``calls`` are this partial's ``sizes`` and
+        ``sized_calls`` (int64), not copied: at 65,536 PEs they are a row per
+        buffer nearly, and the partial is let go once its frame is made.
+
         Raises
         ------
         ValueError
@@ -197,6 +231,7 @@ class PhysicalPartial:
 
         keys = self.sized_links
         src, dst = _ends(keys)
+        # copy=False: the columns as they are, not copied into one block
         return pd.DataFrame(
             {
                 "send_type": pd.Categorical.from_codes(
@@ -204,9 +239,10 @@ class PhysicalPartial:
                 ),
                 "src_pe": src,
                 "dst_pe": dst,
-                "buffer_bytes": self.sizes.astype(np.int64),
-                "calls": self.sized_calls.astype(np.int64),
-            }
+                "buffer_bytes": self.sizes.astype(np.int64, copy=False),
+                "calls": self.sized_calls.astype(np.int64, copy=False),
+            },
+            copy=False,
         )
 
 
@@ -236,6 +272,88 @@ def _decode(index: np.ndarray, span: int) -> np.ndarray:
     code, rest = np.divmod(index, span * span)
     src, dst = np.divmod(rest, span)
     return _keys(code, src, dst)
+
+
+def _packing(parts: list[PhysicalPartial]) -> tuple[int, int] | None:
+    """``(span, bits)`` when every (link, size) row of ``parts`` packs into
+    one non-negative int64, ``(cell << bits) | size`` with the link's dense
+    cell ``(code * span + src) * span + dst``, so that its order is the
+    rows' by link then size; None otherwise (sizes or PE ids too large)."""
+    span = top = 0
+    for p in parts:
+        keys = p.sized_links
+        if keys.size:
+            if int(p.sizes.min()) < 0:
+                return None
+            top = max(top, int(p.sizes.max()))
+            span = max(span, int(((keys >> _SRC_SHIFT) & _ID_MASK).max()) + 1)
+            span = max(span, int((keys & _ID_MASK).max()) + 1)
+    if not span:
+        return None
+    bits = top.bit_length()
+    return (span, bits) if (len(SEND_TYPES) * span * span).bit_length() + bits <= 63 else None
+
+
+def _packed_rows(
+    parts: list[PhysicalPartial], span: int, bits: int, *, consume: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:meth:`PhysicalPartial.join`'s rows by (link, size), from one array of
+    packed keys (:func:`_packing`) instead of the links, the sizes and their
+    sort key apart: the order of the joined rows, where each distinct row
+    starts in it, and those rows' links and sizes."""
+    packed = np.empty(sum(p.sized_links.size for p in parts), dtype=np.int64)
+    at = 0
+    for p in parts:  # a part's keys at a time: the temporaries are a part's size
+        keys = p.sized_links
+        n = keys.size
+        cell = (keys >> _CODE_SHIFT).astype(np.int64)
+        cell *= span
+        cell += ((keys >> _SRC_SHIFT) & _ID_MASK).astype(np.int64)
+        cell *= span
+        cell += (keys & _ID_MASK).astype(np.int64)
+        cell <<= bits
+        cell |= p.sizes.astype(np.int64, copy=False)
+        packed[at : at + n] = cell
+        at += n
+        del cell
+    del p, keys
+    if consume:  # the parts' links and sizes are in the keys now
+        parts.clear()
+    # each part is sorted already: a stable sort merges them in about one pass
+    order = np.argsort(packed, kind="stable")
+    packed = packed[order]
+    starts = np.flatnonzero(np.r_[True, packed[1:] != packed[:-1]])
+    rows = packed[starts]
+    del packed
+    sizes = rows & ((1 << bits) - 1)
+    # the cells back to link keys in place (two temporaries of the rows' size)
+    rows >>= bits
+    dst = rows % span
+    rows //= span
+    src = rows % span
+    rows //= span  # the send type's code
+    links, src = rows.view(np.uint64), src.view(np.uint64)  # all non-negative
+    links <<= _CODE_SHIFT
+    src <<= _SRC_SHIFT
+    links |= src
+    del src
+    links |= dst.view(np.uint64)
+    del dst
+    return order, starts, links, sizes
+
+
+def _sorted_rows(
+    parts: list[PhysicalPartial],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_packed_rows` where the rows do not pack into one int64."""
+    links = np.concatenate([_u64(), *(p.sized_links for p in parts)])
+    sizes = np.concatenate([_i64(), *(p.sizes for p in parts)])
+    order = _by_link_and_size(links, sizes)
+    links, sizes = links[order], sizes[order]
+    first = np.r_[True, (links[1:] != links[:-1]) | (sizes[1:] != sizes[:-1])]
+    starts = np.flatnonzero(first)
+    del first
+    return order, starts, links[starts], sizes[starts]
 
 
 def _by_link_and_size(links: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -285,10 +403,13 @@ def _sum_at(index: np.ndarray, weights: np.ndarray, length: int) -> np.ndarray:
 
 
 def _sum_sorted(arrays: list[np.ndarray], order: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Sums of the joined ``arrays`` taken in ``order``, per run starting at ``starts``."""
+    """Sums of the joined ``arrays`` taken in ``order``, per run starting at
+    ``starts`` (the list is emptied once they are joined)."""
     if not starts.size:
         return _i64()
-    return np.add.reduceat(np.concatenate([_i64(), *arrays])[order], starts)
+    joined = np.concatenate([_i64(), *arrays])
+    arrays.clear()
+    return np.add.reduceat(joined[order], starts)
 
 
 def _links_of(

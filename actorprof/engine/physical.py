@@ -142,11 +142,12 @@ class _Sums:
             total, self.total = self.total, PhysicalPartial(sized=self.total.sized)
             parts, self.pending, self.rows = [_sized_only(total), *self.pending], [], 0
             del total  # its per-link sums let go before the join
-            self.total = PhysicalPartial.join(parts)
+            # each part let go once read; the per-link sums made once, at the end
+            self.total = PhysicalPartial.join(parts, per_link=False, consume=True)
 
     def result(self) -> PhysicalPartial:
         self._join()
-        return self.total
+        return self.total.with_link_sums()
 
 
 def _rows(part: PhysicalPartial) -> int:
