@@ -1320,6 +1320,8 @@ def report(
             engine=make_engine(jobs, cache_dir, no_cache, scheduler, fork=False),
             progress=progress,
             on_read=figures.draw,
+            # the physical view's figures are drawn on read: its links let go after
+            summaries_after_read=True,
         )
     from ._memory import release_memory
     from .report.html import render_report

@@ -521,3 +521,36 @@ def test_fitting_pes_per_node_is_every_divisor_mesh_fit_accepts(seed: int) -> No
     assert fitting_pes_per_node(mats) == expected
     if not strays:
         assert k in expected
+
+
+def test_a_view_without_its_links_keeps_its_summary() -> None:
+    """What the run report holds once the physical figures are drawn: the
+    summary as the full view's, the links gone, what needs them refused."""
+    view = physical_view(REAL / "ig_8pe_2nodes" / "physical", pes_per_node=4)
+    slim = view.without_links(top=3)
+    assert slim.without_links(top=3) is slim
+    for top in (0, 1, 3):
+        assert slim.summary(top=top) == view.summary(top=top)
+    assert slim.summary(top=3)["locality"] is not None
+    assert len(slim.summary(top=3)["top_links"]["local_send"]) == 3
+    changed = slim.summary(top=3)  # a copy: changing it changes nothing kept
+    changed["totals"]["local_send"]["buffers"] = -1
+    changed["top_links"]["local_send"][0]["buffers"] = -1
+    assert slim.summary(top=3) == view.summary(top=3)
+    assert slim.summary_lines() == view.summary_lines()
+    assert all(len(m.pairs) == 0 for m in slim.matrices.by_type.values())
+    assert len(view.matrices.by_type["local_send"].pairs) > 0  # the full view untouched
+    pd.testing.assert_frame_equal(
+        slim.matrix("local_send", level="node"), view.matrix("local_send", level="node")
+    )
+    pd.testing.assert_frame_equal(slim.loads(), view.loads())
+    with pytest.raises(ValueError, match="top 3 links"):
+        slim.summary(top=4)
+    for needs_links in (
+        lambda: slim.matrix("local_send"),
+        slim.pairs,
+        lambda: slim.heatmap_panels("local_send"),
+        lambda: slim.with_pes_per_node(2),
+    ):
+        with pytest.raises(ValueError, match="let go"):
+            needs_links()

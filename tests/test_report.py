@@ -715,3 +715,22 @@ def test_the_coverage_table_sums_each_trace_wherever_its_files_are() -> None:
     assert totals["logical, phase b"] == ["1", "7", "0", "0", "2"]
     assert totals["overall"] == ["1", "9", "0", "4", "0"]
     assert "cut line" in html and "not a number" in html
+
+
+def test_physical_links_let_go_after_read_same_summary() -> None:
+    """The CLI's report lets the physical view's links go once its figures
+    are drawn (on read): the summary is the one of the run holding them."""
+    kinds: list[str] = []
+    full = run_report(EXAMPLES / "ig_8pe_2nodes", top=4)
+    slim = run_report(
+        EXAMPLES / "ig_8pe_2nodes",
+        top=4,
+        on_read=lambda run, kind: kinds.append(kind),
+        summaries_after_read=True,
+    )
+    assert "physical" in kinds
+    assert full.physical is not None and slim.physical is not None
+    assert slim.physical.kept is not None and full.physical.kept is None
+    assert slim.summary() == full.summary()
+    # without a reader of the figures the links stay
+    assert run_report(EXAMPLES / "ig_8pe_2nodes", summaries_after_read=True).physical.kept is None  # type: ignore[union-attr]

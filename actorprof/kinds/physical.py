@@ -8,9 +8,10 @@ imbalance, and a JSON-able summary. No plotting, no files.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from os import PathLike
 from typing import TYPE_CHECKING, Any
@@ -69,6 +70,16 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class _LinkFacts:
+    """What a physical view's summary says of its links (:meth:`PhysicalView.without_links`)."""
+
+    top: int
+    totals: dict[str, dict[str, Any]]
+    locality: dict[str, Any] | None
+    top_links: dict[str, list[dict[str, Any]]]
+
+
 @dataclass(frozen=True, repr=False)
 class PhysicalView(Summarized):
     """Everything derived from one physical trace.
@@ -85,6 +96,9 @@ class PhysicalView(Summarized):
     fit: MeshFit | None
     candidates: list[int]
     nodes: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None
+    #: The summary's facts from the links, kept when the links were let go
+    #: (:meth:`without_links`); None: made from ``matrices``.
+    kept: _LinkFacts | None = field(default=None, repr=False)
 
     def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
         types = [t for t, m in self.matrices.by_type.items() if m.messages]
@@ -114,7 +128,7 @@ class PhysicalView(Summarized):
             raise UsageError(f"--pes-per-node must be at least 1, got {pes_per_node}")
         nodes = pe_node_map(self.num_pes, pes_per_node)
         mats = dataclasses.replace(
-            self.matrices,
+            self._links(),
             pes_per_node=pes_per_node,
             by_type={
                 t: dataclasses.replace(m, pe_node=nodes.copy())
@@ -123,6 +137,38 @@ class PhysicalView(Summarized):
         )
         return _derive(mats, self.report, path=self.path)
 
+    def without_links(self, *, top: int = 10) -> PhysicalView:
+        """This view with its links let go, what its summary says of them kept.
+
+        The summary's totals, locality and top ``top`` links per send type
+        are made now; the per-PE totals, node matrices and mesh check stay.
+        What the run report holds once the figures are drawn: at 65,536 PEs
+        the links are millions of rows (hundreds of MB). :meth:`summary`
+        then takes at most ``top``; :meth:`matrix` (PE level),
+        :meth:`pairs`, :meth:`heatmap_panels` and :meth:`with_pes_per_node`
+        raise ValueError.
+        """
+        if self.kept is not None:
+            return self
+        by_type = {
+            # new empty frames: a slice of the links would hold their arrays
+            t: dataclasses.replace(m, pairs=m.pairs.iloc[:0].copy())
+            for t, m in self.matrices.by_type.items()
+        }
+        return dataclasses.replace(
+            self,
+            matrices=dataclasses.replace(self.matrices, by_type=by_type),
+            kept=self._link_facts(top),
+        )
+
+    def _links(self) -> PhysicalMatrices:
+        """The matrices, when their links are held (see :meth:`without_links`)."""
+        if self.kept is not None:
+            raise ValueError(
+                "this physical view's links were let go (without_links): read the trace again"
+            )
+        return self.matrices
+
     def matrix(self, send_type: str, metric: Metric = "count", level: Level = "pe") -> pd.DataFrame:
         """Buffers (``count``) or bytes of one send type, PE x PE or node x node.
 
@@ -130,7 +176,7 @@ class PhysicalView(Summarized):
         ------
         ValueError
             Unknown send type, metric or level, or ``node`` without
-            ``pes_per_node``.
+            ``pes_per_node``; ``pe`` once the links were let go.
         """
         check_send_type(send_type)
         _check_metric(metric)
@@ -141,7 +187,7 @@ class PhysicalView(Summarized):
                     f"matrix (at most {DENSE_MAX_PES:,}); use the links table "
                     "(physical_pairs), a PE window, or the pooled heatmap"
                 )
-            mats = self.matrices.by_type[send_type]
+            mats = self._links().by_type[send_type]
             return mats.counts if metric == "count" else mats.bytes
         if level != "node":
             raise ValueError(f"level must be 'pe' or 'node', got {level!r}")
@@ -156,7 +202,7 @@ class PhysicalView(Summarized):
 
     def pairs(self) -> pd.DataFrame:
         """Every non-zero link of every send type (:func:`physical_pairs`)."""
-        return physical_pairs(self.matrices)
+        return physical_pairs(self._links())
 
     def heatmap_panels(
         self,
@@ -176,7 +222,7 @@ class PhysicalView(Summarized):
         check_send_type(send_type)
         _check_metric(metric)
         column = "messages" if metric == "count" else "bytes"
-        pairs = self.matrices.by_type[send_type].pairs
+        pairs = self._links().by_type[send_type].pairs
         if pes is not None:
             first, last = pes
             if last >= self.num_pes:
@@ -214,12 +260,16 @@ class PhysicalView(Summarized):
         return self.matrices.types_present or list(SEND_TYPES)
 
     def summary(self, *, top: int = 10) -> dict[str, Any]:
-        """JSON-able summary: totals per send type, mesh check, imbalance, files."""
+        """JSON-able summary: totals per send type, mesh check, imbalance, files.
+
+        Raises
+        ------
+        ValueError
+            ``top`` beyond the links kept by :meth:`without_links`.
+        """
         mats = self.matrices
-        totals = mats.totals()
-        for values in totals.values():
-            n = values["buffers"]
-            values["avg_buffer_bytes"] = values["bytes"] / n if n else None
+        facts = self._link_facts(top)
+        totals = copy.deepcopy(facts.totals)
         all_buffers = sum(totals[t]["buffers"] for t in BUFFER_SEND_TYPES)
         all_bytes = sum(totals[t]["bytes"] for t in SEND_TYPES)
         totals["all"] = {
@@ -238,6 +288,45 @@ class PhysicalView(Summarized):
                 }
                 for what in ("buffers", "bytes")
             }
+        report = self.report.to_dict()
+        return {
+            "kind": "physical",
+            "actorprof_version": __version__,
+            "trace": self.path,
+            "num_pes": self.num_pes,
+            "num_pes_inferred": self.report.num_pes_inferred,
+            "pes_per_node": self.pes_per_node,
+            "num_nodes": self.num_nodes,
+            "send_types_present": mats.types_present,
+            "totals": totals,
+            "mesh_fit": None if self.fit is None else self.fit.to_dict(),
+            "pes_per_node_candidates": self.candidates,
+            "locality": copy.deepcopy(facts.locality),
+            "imbalance": metrics,
+            "top_links": {
+                t: [dict(link) for link in links] for t, links in facts.top_links.items()
+            },
+            "program_output_lines": program_output_lines(self.report),
+            **{k: report[k] for k in ("lines_read", "lines_skipped", "warnings", "files")},
+            "notes": list(self.report.notes),
+        }
+
+    def _link_facts(self, top: int) -> _LinkFacts:
+        """What :meth:`summary` says of the links: kept, or made from them."""
+        if self.kept is not None:
+            if top > self.kept.top:
+                raise ValueError(
+                    f"this physical view kept its top {self.kept.top} links "
+                    f"(without_links), not {top}"
+                )
+            return dataclasses.replace(
+                self.kept, top=top, top_links={t: v[:top] for t, v in self.kept.top_links.items()}
+            )
+        mats = self.matrices
+        totals = mats.totals()
+        for values in totals.values():
+            n = values["buffers"]
+            values["avg_buffer_bytes"] = values["bytes"] / n if n else None
         top_links = {}
         for t in self.types_shown():
             links = mats.by_type[t].pairs
@@ -255,30 +344,12 @@ class PhysicalView(Summarized):
                     pairs.itertuples(index=False), nbytes, strict=True
                 )
             ]
-        report = self.report.to_dict()
-        return {
-            "kind": "physical",
-            "actorprof_version": __version__,
-            "trace": self.path,
-            "num_pes": self.num_pes,
-            "num_pes_inferred": self.report.num_pes_inferred,
-            "pes_per_node": self.pes_per_node,
-            "num_nodes": self.num_nodes,
-            "send_types_present": mats.types_present,
-            "totals": totals,
-            "mesh_fit": None if self.fit is None else self.fit.to_dict(),
-            "pes_per_node_candidates": self.candidates,
-            "locality": (
-                None
-                if self.pes_per_node is None
-                else {t: locality_of(mats.by_type[t].pairs, mats.pe_node) for t in SEND_TYPES}
-            ),
-            "imbalance": metrics,
-            "top_links": top_links,
-            "program_output_lines": program_output_lines(self.report),
-            **{k: report[k] for k in ("lines_read", "lines_skipped", "warnings", "files")},
-            "notes": list(self.report.notes),
-        }
+        locality = (
+            None
+            if self.pes_per_node is None
+            else {t: locality_of(mats.by_type[t].pairs, mats.pe_node) for t in SEND_TYPES}
+        )
+        return _LinkFacts(top, totals, locality, top_links)
 
     def summary_lines(self) -> list[str]:
         """A short human summary (what the CLI prints on stderr)."""

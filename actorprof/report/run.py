@@ -348,6 +348,7 @@ def run_report(
     engine: Engine | None = None,
     progress: ProgressSink | None = None,
     on_read: Callable[[RunReport, str], object] | None = None,
+    summaries_after_read: bool = False,
 ) -> RunReport:
     """Find, read and analyse every trace kind of a run folder.
 
@@ -382,6 +383,13 @@ def run_report(
         to draw its figures meanwhile (the CLI's
         :class:`~actorprof.report.figures.ReportFigures`). It must leave the
         views as they are.
+    summaries_after_read
+        Once ``on_read`` is done with the physical trace (its figures drawn),
+        keep of the physical view what the summary needs, its links let go
+        (:meth:`PhysicalView.without_links`): at 65,536 PEs they are
+        hundreds of MB, held while the aggregation compares them. The
+        summary is the same; figures of the physical view cannot be drawn
+        again from it.
 
     Returns
     -------
@@ -455,8 +463,12 @@ def run_report(
         )
         if found is not None:
             run.physical, buffers = found
+            del found  # the view is the run's alone (it may let its links go)
             run.reports.append(("physical", None, report))
             read("physical")
+            if summaries_after_read and on_read is not None and run.physical is not None:
+                run.physical = run.physical.without_links(top=run.top)
+                release_memory()
             if first is not None:
                 logical = first
                 run.aggregation = _guard(
@@ -473,7 +485,7 @@ def run_report(
                     ),
                 )
                 read("aggregation")
-            del found, buffers  # held by the aggregation view, if at all
+            del buffers  # held by the aggregation view, if at all
             release_memory()
     if traces.logical is not None and timeline and run.logical:
         run.timeline = _guard(
