@@ -165,8 +165,9 @@ class PhysicalPartial:
     def comm_partials(self) -> dict[str, CommPartial]:
         """Per send type: the links as a :class:`CommPartial` (nodes unknown).
 
-        The keys are sorted, so a send type's links are a slice of them:
-        its calls and bytes are views of this partial's, not copies.
+        The keys are sorted, so a send type's links are a slice of them.
+        Its calls and bytes are copies (each type's go with it, not with
+        the three types' arrays).
         """
         firsts = np.arange(1, len(SEND_TYPES), dtype=np.uint64) << _CODE_SHIFT
         bounds = [0, *np.searchsorted(self.links, firsts).tolist(), len(self.links)]
@@ -174,13 +175,13 @@ class PhysicalPartial:
         for code, send_type in enumerate(SEND_TYPES):
             mine = slice(bounds[code], bounds[code + 1])
             src, dst = _ends(self.links[mine])
-            calls = self.calls[mine]
+            calls = self.calls[mine].copy()
             pes = _distinct_ids(src, dst)
             out[send_type] = CommPartial(
                 src,
                 dst,
                 calls,
-                self.nbytes[mine],
+                self.nbytes[mine].copy(),
                 pes,
                 np.full(pes.size, _UNKNOWN_NODE, dtype=np.int64),
                 messages=int(calls.sum()),
@@ -409,7 +410,8 @@ def _sum_sorted(arrays: list[np.ndarray], order: np.ndarray, starts: np.ndarray)
         return _i64()
     joined = np.concatenate([_i64(), *arrays])
     arrays.clear()
-    return np.add.reduceat(joined[order], starts)
+    joined = joined[order]  # the joined arrays in their first order let go
+    return np.add.reduceat(joined, starts)
 
 
 def _links_of(
