@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._memory import trim_heap
 from .._progress import ProgressSink
 from .._repr import Summarized, count
 from .._text import PlainList, run_name
@@ -265,6 +266,7 @@ def physical_view_and_buffers(
     partial = reduce_physical(
         path, num_pes=num_pes, report=report, engine=engine, progress=progress, sized=True
     )
+    trim_heap()
     buffers = partial.buffers()
     # the per-link sums only: the sums per (link, size) are in the buffers frame now
     links = PhysicalPartial(
@@ -277,6 +279,7 @@ def physical_view_and_buffers(
     del partial
     acc = accumulate(links, num_pes)
     del links  # the sums let go once in the accumulator
+    trim_heap()
     view = physical_view_of(
         acc,
         report,

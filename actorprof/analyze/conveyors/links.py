@@ -33,8 +33,8 @@ __all__ = ["BLOCK_LINKS", "PAIR_CHUNK", "link_blocks", "link_table", "send_type_
 
 #: Pairs routed at a time (a chunk's keys and sums: tens of MB).
 PAIR_CHUNK: Final = 1 << 20
-#: Links built at a time (each block's columns: about 100 MB).
-BLOCK_LINKS: Final = 1 << 20
+#: Links built at a time (each block's columns: about 50 MB).
+BLOCK_LINKS: Final = 1 << 19
 _CODE = {str(name): i for i, name in enumerate(SEND_TYPE_DTYPE.categories)}
 _PROGRESS = _CODE["nonblock_progress"]
 #: The columns of the table, in order, with the value of a link one side lacks.
