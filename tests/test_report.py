@@ -566,12 +566,14 @@ def heads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {run: trace_heads(EXAMPLES / run, root / run) for run in ("ig_8pe_2nodes", "histo_4pe")}
 
 
+@pytest.mark.parametrize("let_go", [False, True])
 @pytest.mark.parametrize("example", ["ig_8pe_2nodes", "histo_4pe"])
 def test_figures_drawn_as_each_kind_is_read_are_the_same_page(
-    example: str, heads: dict[str, Path]
+    example: str, let_go: bool, heads: dict[str, Path]
 ) -> None:
     """The CLI draws each kind's figures once it is read (``on_read``):
-    the same figures, in the page's order, as drawn after every read."""
+    the same figures, in the page's order, as drawn after every read, also
+    when the views keep only their summaries after (the CLI's way)."""
     from actorprof.report.figures import ReportFigures, report_figures
 
     seen: list[tuple[str, int]] = []
@@ -582,14 +584,16 @@ def test_figures_drawn_as_each_kind_is_read_are_the_same_page(
         figures.draw(run, kind)
         seen.append((kind, len(early.figures)))
 
-    run = run_report(heads[example], on_read=on_read)
+    run = run_report(heads[example], on_read=on_read, summaries_after_read=let_go)
     kinds = [kind for kind, _ in seen]
     if example == "ig_8pe_2nodes":
-        assert kinds == ["logical", "physical", "aggregation", "timeline"]
+        assert kinds == ["logical", "timeline", "physical", "aggregation"]
     else:
         assert kinds == ["logical", "timeline", "overall", "papi"]
     drawn = [n for _, n in seen]
     assert drawn == sorted(drawn) and 0 < drawn[0] < drawn[-1]  # every kind drew some
+    assert run.timeline is not None and (run.timeline.kept is not None) == let_go
+    summary = run.summary()
     assert figures.finish(run, release=True) == {}
     late = BuilderCollector()
     assert report_figures(run_report(heads[example]), late, top=10, warn=print) == {}
@@ -598,6 +602,7 @@ def test_figures_drawn_as_each_kind_is_read_are_the_same_page(
     ]
     assert [f.data for f in early.figures] == [f.data for f in late.figures]
     assert list(early.matrices) == list(late.matrices)
+    assert summary == run_report(heads[example]).summary()
 
 
 @pytest.mark.parametrize("where", ["ig_8pe_2nodes", "histo_4pe", "bad files"])

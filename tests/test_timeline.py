@@ -350,3 +350,24 @@ def test_merging_many_accumulators_equals_one(seed: int, monkeypatch: pytest.Mon
     a, b = one.result(), merged.result()
     pd.testing.assert_frame_equal(a.counts, b.counts)
     assert a.bin_s == b.bin_s and a.first_s == b.first_s and a.last_s == b.last_s
+
+
+def test_a_view_without_its_table_keeps_its_summary(examples: Path) -> None:
+    """What the run report holds once the timeline's figure is drawn."""
+    view = timeline_view(examples / "ig_8pe_2nodes" / "logical")
+    slim = view.without_table()
+    assert slim.without_table() is slim
+    for files in (False, True):
+        assert slim.summary(files=files) == view.summary(files=files)
+    changed = slim.summary(files=False)  # a copy: changing it changes nothing kept
+    changed["phases"].clear()
+    changed["pe_last_send_s"][0] = -1.0
+    assert slim.summary(files=False) == view.summary(files=False)
+    assert len(slim.timeline.counts) == 0 and len(view.timeline.counts) > 0
+    assert slim.num_pes == view.num_pes == 8
+    assert slim.duration_s == view.duration_s
+    with pytest.raises(ValueError, match="200 bins"):
+        slim.summary(bins=50)
+    with pytest.raises(ValueError, match="let go"):
+        slim.display()
+    assert view.without_table(bins=50).summary(bins=50) == view.summary(bins=50)

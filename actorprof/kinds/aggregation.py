@@ -426,11 +426,14 @@ class AggregationView(Summarized):
     def _max_buffer_bytes(self) -> int:
         if self.kept_max_buffer_bytes is not None or self.buffers is None:
             return self.kept_max_buffer_bytes or 0
-        buffer_codes = [SEND_TYPES.index(t) for t in BUFFER_SEND_TYPES]
-        sizes = self.buffers["buffer_bytes"].to_numpy()[
-            np.isin(send_type_codes(self.buffers["send_type"]), buffer_codes)
-        ]
-        return int(sizes.max()) if len(sizes) else 0
+        # a send type's rows at a time, without copies of the column (millions
+        # of rows at 65,536 PEs: the report's peak was an isin of every row)
+        types = self.buffers["send_type"]
+        sizes = self.buffers["buffer_bytes"].to_numpy()
+        return max(
+            int(sizes.max(where=(types == t).to_numpy(dtype=bool), initial=0))
+            for t in BUFFER_SEND_TYPES
+        )
 
     def link_blocks(self) -> Iterator[pd.DataFrame]:
         """``links`` (``aggregation_links.csv``) a block at a time, in order.

@@ -6,6 +6,7 @@ Also builds the Chrome Trace Event (Perfetto) export of the same data.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -101,6 +102,25 @@ class TimelineView(Summarized):
     _displays: dict[int, Timeline] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    #: ``(bins, summary(bins=bins, files=False))`` when the PE x bin table
+    #: was let go (:meth:`without_table`); None: made from ``timeline``.
+    kept: tuple[int, dict[str, Any]] | None = field(default=None, repr=False)
+
+    def without_table(self, *, bins: int = 200) -> TimelineView:
+        """This view with its PE x bin table let go, its summary at ``bins`` kept.
+
+        What the run report holds once the timeline's figure is drawn: at
+        65,536 PEs the table is tens of millions of cells (about 100 MB).
+        :meth:`summary` then takes only these ``bins``; :meth:`display` and
+        the table's ``counts`` (empty now: no row, every PE's column) are
+        not to be used (``display`` raises ValueError).
+        """
+        if self.kept is not None:
+            return self
+        summary = self.summary(bins=bins, files=False)
+        tl = self.timeline
+        table = dataclasses.replace(tl, counts=tl.counts.iloc[:0].copy())
+        return dataclasses.replace(self, timeline=table, kept=(bins, summary))
 
     def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
         tl = self.timeline
@@ -118,7 +138,15 @@ class TimelineView(Summarized):
 
     def display(self, bins: int = 200) -> Timeline:
         """The timeline merged to at most ``bins`` bins (not to be modified:
-        made once per ``bins``)."""
+        made once per ``bins``).
+
+        Raises
+        ------
+        ValueError
+            The table was let go (:meth:`without_table`).
+        """
+        if self.kept is not None:
+            raise ValueError("this timeline view's table was let go (without_table)")
         if bins not in self._displays:
             self._displays[bins] = rebin(self.timeline, bins)
         return self._displays[bins]
@@ -137,6 +165,8 @@ class TimelineView(Summarized):
         tl = self.timeline
         if tl.pe_first_s is not None and tl.pe_last_s is not None and tl.start_s is not None:
             return np.round(tl.pe_first_s - tl.start_s, 6), np.round(tl.pe_last_s - tl.start_s, 6)
+        if self.kept is not None:
+            raise ValueError("this timeline view's table was let go (without_table)")
         values = self.timeline.counts.to_numpy()
         times = self.timeline.counts.index.to_numpy(dtype=np.float64)
         if not len(times):
@@ -150,7 +180,24 @@ class TimelineView(Summarized):
         return first, last
 
     def summary(self, *, bins: int = 200, files: bool = True) -> dict[str, Any]:
-        """JSON-able summary; ``files=False`` leaves out the per-file accounting."""
+        """JSON-able summary; ``files=False`` leaves out the per-file accounting.
+
+        Raises
+        ------
+        ValueError
+            Other ``bins`` than those kept by :meth:`without_table`.
+        """
+        if self.kept is not None:
+            kept_bins, kept = self.kept
+            if bins != kept_bins:
+                raise ValueError(
+                    f"this timeline view kept its summary at {kept_bins} bins "
+                    f"(without_table), not {bins}"
+                )
+            summary = copy.deepcopy(kept)
+            if files:
+                summary["files"] = {p: r.to_dict()["files"] for p, r in self.reports.items()}
+            return summary
         tl = self.timeline
         shown = self.display(bins)
         rate = shown.rate

@@ -377,19 +377,21 @@ def run_report(
         Told the bytes and files of every read, one kind after the other
         (e.g. the CLI's progress line).
     on_read
-        Called with the run report and a kind (``logical``, ``physical``,
-        ``aggregation``, ``timeline``, ``overall``, ``papi``: the reading
+        Called with the run report and a kind (``logical``, ``timeline``,
+        ``physical``, ``aggregation``, ``overall``, ``papi``: the reading
         order) once its views are in it, before the next kind is read: e.g.
         to draw its figures meanwhile (the CLI's
         :class:`~actorprof.report.figures.ReportFigures`). It must leave the
         views as they are.
     summaries_after_read
-        Once ``on_read`` is done with the physical trace (its figures drawn),
-        keep of the physical view what the summary needs, its links let go
-        (:meth:`PhysicalView.without_links`): at 65,536 PEs they are
-        hundreds of MB, held while the aggregation compares them. The
-        summary is the same; figures of the physical view cannot be drawn
-        again from it.
+        Once ``on_read`` is done with the timeline or the physical trace
+        (their figures drawn), keep of the view what the summary needs:
+        the timeline's PE x bin table and the physical links are let go
+        (:meth:`TimelineView.without_table`,
+        :meth:`PhysicalView.without_links`). At 65,536 PEs they are
+        hundreds of MB, held while the physical trace is read and the
+        aggregation compares it. The summary is the same; the figures of
+        those views cannot be drawn again from them.
 
     Returns
     -------
@@ -442,8 +444,26 @@ def run_report(
     if traces.logical is not None:
         _read_logical(run, traces.logical, num_pes, engine, progress, binned if timeline else None)
         read("logical")
-    # the physical trace (and the aggregation) next, while little is held: its
-    # read is the report's largest (millions of links at 65,536 PEs)
+    if traces.logical is not None and timeline and run.logical:
+        run.timeline = _guard(
+            run,
+            "timeline",
+            lambda: timeline_view(
+                traces.logical or "",
+                num_pes=num_pes,
+                progress=progress,
+                engine=replace(engine, cache=False, cache_dir=None),
+                binned=binned,
+            ),
+        )
+        read("timeline")
+        if summaries_after_read and on_read is not None and run.timeline is not None:
+            run.timeline = run.timeline.without_table()
+    binned.clear()
+    release_memory()
+    # the physical trace (and the aggregation) next, while little is held (the
+    # timeline's binned send times let go): its read is the report's largest
+    # (millions of links at 65,536 PEs)
     if traces.physical is not None:
         first = next(iter(run.logical.values()), None)
         k = None if first is None else pes_per_node_from_nodes(first.matrices.pe_node)
@@ -487,20 +507,6 @@ def run_report(
                 read("aggregation")
             del buffers  # held by the aggregation view, if at all
             release_memory()
-    if traces.logical is not None and timeline and run.logical:
-        run.timeline = _guard(
-            run,
-            "timeline",
-            lambda: timeline_view(
-                traces.logical or "",
-                num_pes=num_pes,
-                progress=progress,
-                engine=replace(engine, cache=False, cache_dir=None),
-                binned=binned,
-            ),
-        )
-        read("timeline")
-    binned.clear()
     # the overall profile (a small read) before the PAPI trace: its figure is
     # drawn while PAPI is read, and only PAPI's are left after the last read
     if traces.overall is not None:
