@@ -295,7 +295,20 @@ def test_layout_that_disagrees_with_the_trace_is_said_not_blamed() -> None:
 def test_detected_topologies_of_the_real_traces() -> None:
     for _, physical, k, _ in RUNS.values():
         n = 8 if IG in physical.parents else 16  # not "ig" in str(): a checkout's path may hold it
-        assert detect_topologies(_physical(physical), n) == [conveyors_topology(n, k)]
+        buffers = _physical(physical)
+        assert detect_topologies(buffers, n) == [conveyors_topology(n, k)]
+        # a send type's rows a slice when sorted; found by mask otherwise, or as text
+        shuffled = buffers.sample(frac=1.0, random_state=0).reset_index(drop=True)
+        assert detect_topologies(shuffled, n) == [conveyors_topology(n, k)]
+        as_text = shuffled.assign(send_type=shuffled["send_type"].astype(str))
+        assert detect_topologies(as_text, n) == [conveyors_topology(n, k)]
+        # a link no porter has (to a PE beyond n) in the last row of the first
+        # send type, and in its first: its slice has both ends
+        first = np.flatnonzero(buffers["send_type"].cat.codes.to_numpy() == 0)
+        for row in (int(first[0]), int(first[-1])):
+            stray = buffers.copy()
+            stray.loc[row, "dst_pe"] = n
+            assert detect_topologies(stray, n) == []
 
 
 @pytest.mark.parametrize(

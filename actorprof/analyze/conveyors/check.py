@@ -137,14 +137,26 @@ def detect_topologies(physical: pd.DataFrame, num_pes: int) -> list[Topology]:
     increasing ``n``; the result lists each fitting topology once.
     """
     # each send type's rows, found once (not once per candidate topology: a
-    # 65,536-PE trace has 17 of them and millions of rows)
-    codes, names = pd.factorize(physical["send_type"], sort=True)
+    # 65,536-PE trace has 17 of them and millions of rows); sorted by send
+    # type (as physical_buffers gives them), a type's rows are a slice
+    types = physical["send_type"]
+    if isinstance(types.dtype, pd.CategoricalDtype):
+        codes, names = types.cat.codes.to_numpy(), types.cat.categories
+    else:
+        codes, names = pd.factorize(types, sort=True)
     src = physical["src_pe"].to_numpy()
     dst = physical["dst_pe"].to_numpy()
+    ordered = len(codes) < 2 or bool((codes[1:] >= codes[:-1]).all())
     by_type = []
     for i, name in enumerate(names):
-        mine = codes == i
-        by_type.append((str(name), src[mine], dst[mine]))
+        if ordered:
+            lo, hi = np.searchsorted(codes, [i, i + 1])
+            rows: slice | np.ndarray = slice(int(lo), int(hi))
+        else:
+            rows = codes == i
+        mine = src[rows]
+        if len(mine):  # a type without rows rules nothing out
+            by_type.append((str(name), mine, dst[rows]))
     found: list[Topology] = []
     for k in (k for k in range(1, num_pes + 1) if num_pes % k == 0):
         try:
