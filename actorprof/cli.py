@@ -832,7 +832,7 @@ def export(
                 f"(PE {format_ranges(unended)}): the PAPI trace has no MAIN line to place "
                 "for them (an empty or cut PAPI file?)"
             )
-    trace = perfetto_stream(view, papi=papi, bins=bins)
+    trace = perfetto_stream(view, papi=papi, bins=bins, texts=True)
     events = 0
 
     def counted(items: Iterator[Any]) -> Iterator[Any]:

@@ -1448,8 +1448,8 @@ def iter_json(data: Any, *, _level: int = 0) -> Iterator[str]:
         return
     if isinstance(data, Iterator):
         head = list(itertools.islice(data, LONG_LIST + 1))
-        if len(head) <= LONG_LIST:
-            yield from iter_json(head, _level=_level)
+        if len(head) <= LONG_LIST:  # indented as a list (its JSON texts as values)
+            yield from iter_json(PlainList(head), _level=_level)
             return
         data = itertools.chain(head, data)
     elif not (isinstance(data, list) and len(data) > LONG_LIST):
@@ -1496,6 +1496,8 @@ _JOINED_ITEMS = 4096
 
 
 _PLAIN = frozenset({int, str, bool})
+#: What :func:`to_jsonable` passes as it is: JSON texts, and lists of plain values.
+_WRITTEN = frozenset({JsonText, PlainList})
 #: The items of a list that :func:`to_jsonable` leaves as they are (floats
 #: too, when finite).
 _PLAIN_ITEMS = frozenset({int, str, bool, type(None)})
@@ -1596,7 +1598,7 @@ def to_jsonable(data: Any) -> Any:
     it is, not copied: a report's coverage (a dict per file, 196,608 of
     them at 65,536 PEs) is not held twice while it is written.
     """
-    if data is None or type(data) in _PLAIN or type(data) is PlainList:  # no conversion
+    if data is None or type(data) in _PLAIN or type(data) in _WRITTEN:  # no conversion
         return data
     if type(data) is dict:
         return _jsonable_dict(data)

@@ -371,3 +371,32 @@ def test_a_view_without_its_table_keeps_its_summary(examples: Path) -> None:
     with pytest.raises(ValueError, match="let go"):
         slim.display()
     assert view.without_table(bins=50).summary(bins=50) == view.summary(bins=50)
+
+
+@pytest.mark.parametrize("bins", [3, 1000])
+def test_perfetto_events_as_texts_write_the_same_file(examples: Path, bins: int) -> None:
+    """The export's counter events as JSON texts: the file the dicts give."""
+    from actorprof.kinds.timeline import _counter_texts, _counter_track, perfetto_stream
+    from actorprof.write import iter_json, to_jsonable
+
+    view = timeline_view(examples / "ig_8pe_2nodes" / "logical")
+
+    def written(texts: bool) -> str:
+        trace = perfetto_stream(view, bins=bins, texts=texts)
+        return "".join(iter_json(to_jsonable(trace)))
+
+    plain = written(False)
+    assert written(True) == plain
+    assert json.loads(plain)["traceEvents"]
+    # odd floats and a value that JSON cannot hold (written as null by the
+    # dicts' way), on a track of more events than a long list
+    times = np.tile(np.array([0.0, 1e-7, 123456789.123, 2.5e16]), 300)
+    for values in ([0.1, 1 / 3, 1e300, 0.0] * 300, [1.0, np.inf, 2.0, 2.0] * 300):
+        for every_bin in (False, True):
+            args = ("sent/s", 3, times, np.array(values), 3e16)
+            texts = list(_counter_texts(*args, every_bin=every_bin))
+            dicts = list(_counter_track(*args, every_bin=every_bin))
+            assert "".join(iter_json(to_jsonable(iter(texts)))) == "".join(
+                iter_json(to_jsonable(iter(dicts)))
+            )
+            assert len(texts) == len(dicts)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -19,7 +20,7 @@ import numpy as np
 from .._memory import release_memory
 from .._progress import ProgressSink
 from .._repr import Summarized, count
-from .._text import run_name
+from .._text import JsonText, run_name
 from .._version import __version__
 from ..analyze.imbalance import imbalance
 from ..analyze.timeline import (
@@ -592,10 +593,16 @@ def perfetto_stream(
     papi: PapiTimes | None = None,
     bins: int = 1000,
     max_events: int = 2_000_000,
+    texts: bool = False,
 ) -> dict[str, Any]:
     """Chrome Trace Event JSON (opens in ui.perfetto.dev) of the send rates,
     ``traceEvents`` an iterator (the writer writes it an event at a time: at
     65,536 PEs the events are millions of dicts, gigabytes held as a list).
+
+    ``texts``: the counter events (nearly all of them) come as their compact
+    JSON text (:class:`~actorprof._text.JsonText`, which the writer copies
+    as it is), not as dicts: the same file, written 2-3x faster at 65,536
+    PEs, where each of millions of dicts was converted and encoded.
 
     One process per PE with a counter track ``sent/s``, one ``all PEs``
     process with the total rate, and one slice per phase (first to last
@@ -625,7 +632,7 @@ def perfetto_stream(
     )
     end_us = float(times_us[-1] + shown.bin_s * 1e6) if len(times_us) else 0.0
 
-    def events() -> Iterator[dict[str, Any]]:
+    def events() -> Iterator[dict[str, Any] | JsonText]:
         total_pid = view.num_pes
         for pe in range(view.num_pes):
             yield {
@@ -649,9 +656,10 @@ def perfetto_stream(
             "tid": 0,
             "args": {"name": "all PEs"},
         }
+        track = _counter_texts if texts else _counter_track
         for pe in range(view.num_pes):
-            yield from _counter_track("sent/s", pe, times_us, counts[:, pe] / shown.bin_s, end_us)
-        yield from _counter_track("sent/s", total_pid, times_us, total, end_us, every_bin=True)
+            yield from track("sent/s", pe, times_us, counts[:, pe] / shown.bin_s, end_us)
+        yield from track("sent/s", total_pid, times_us, total, end_us, every_bin=True)
         if papi is not None and handled is not None:
             yield from _papi_events(view, papi, handled, origin=origin, shift_us=shift_us)
         for span in view.phases:
@@ -710,6 +718,31 @@ def _counter_track(
             "ts": end_us,
             "args": {"messages_per_s": 0.0},
         }
+
+
+def _counter_texts(
+    name: str,
+    pid: int,
+    times_us: np.ndarray,
+    values: np.ndarray,
+    end_us: float,
+    *,
+    every_bin: bool = False,
+) -> Iterator[dict[str, Any] | JsonText]:
+    """:func:`_counter_track`'s events as the writer's compact JSON would
+    write them (floats by ``repr``, as :mod:`json` writes them); its dicts
+    where a value is not finite (the writer writes those as ``null``)."""
+    if not (np.isfinite(values).all() and np.isfinite(times_us).all() and np.isfinite(end_us)):
+        yield from _counter_track(name, pid, times_us, values, end_us, every_bin=every_bin)
+        return
+    head = f'{{"ph": "C", "name": {json.dumps(name)}, "pid": {pid}, "tid": 0, "ts": '
+    previous = None
+    for ts, value in zip(times_us.tolist(), values.tolist(), strict=True):
+        if every_bin or value != previous:
+            yield JsonText(f'{head}{ts!r}, "args": {{"messages_per_s": {float(value)!r}}}}}')
+            previous = value
+    if previous:
+        yield JsonText(f'{head}{float(end_us)!r}, "args": {{"messages_per_s": 0.0}}}}')
 
 
 def _handled_bins(handled: Timeline, shown: Timeline, bins: int) -> Timeline:
