@@ -685,6 +685,21 @@ def perfetto_stream(
     return {"traceEvents": events(), "displayTimeUnit": "ms", "otherData": other}
 
 
+def _counter_points(
+    times_us: np.ndarray, values: np.ndarray, end_us: float, *, every_bin: bool
+) -> Iterator[tuple[float, float]]:
+    """``(ts, value)`` of a counter track's events: where the value changes
+    (``every_bin``: at every bin), and a 0 at ``end_us`` (the end of the
+    last bin) so that a viewer does not hold the last rate on."""
+    previous = None
+    for ts, value in zip(times_us.tolist(), values.tolist(), strict=True):
+        if every_bin or value != previous:
+            yield float(ts), float(value)
+            previous = value
+    if previous:
+        yield float(end_us), 0.0
+
+
 def _counter_track(
     name: str,
     pid: int,
@@ -694,29 +709,15 @@ def _counter_track(
     *,
     every_bin: bool = False,
 ) -> Iterator[dict[str, Any]]:
-    """A counter track: an event where the value changes (``every_bin``: at
-    every bin), and a 0 at ``end_us`` (the end of the last bin) so that a
-    viewer does not hold the last rate on."""
-    previous = None
-    for ts, value in zip(times_us.tolist(), values.tolist(), strict=True):
-        if every_bin or value != previous:
-            yield {
-                "ph": "C",
-                "name": name,
-                "pid": pid,
-                "tid": 0,
-                "ts": float(ts),
-                "args": {"messages_per_s": float(value)},
-            }
-            previous = value
-    if previous:
+    """A counter track's events (:func:`_counter_points`) as dicts."""
+    for ts, value in _counter_points(times_us, values, end_us, every_bin=every_bin):
         yield {
             "ph": "C",
             "name": name,
             "pid": pid,
             "tid": 0,
-            "ts": end_us,
-            "args": {"messages_per_s": 0.0},
+            "ts": ts,
+            "args": {"messages_per_s": value},
         }
 
 
@@ -736,13 +737,8 @@ def _counter_texts(
         yield from _counter_track(name, pid, times_us, values, end_us, every_bin=every_bin)
         return
     head = f'{{"ph": "C", "name": {json.dumps(name)}, "pid": {pid}, "tid": 0, "ts": '
-    previous = None
-    for ts, value in zip(times_us.tolist(), values.tolist(), strict=True):
-        if every_bin or value != previous:
-            yield JsonText(f'{head}{ts!r}, "args": {{"messages_per_s": {float(value)!r}}}}}')
-            previous = value
-    if previous:
-        yield JsonText(f'{head}{float(end_us)!r}, "args": {{"messages_per_s": 0.0}}}}')
+    for ts, value in _counter_points(times_us, values, end_us, every_bin=every_bin):
+        yield JsonText(f'{head}{ts!r}, "args": {{"messages_per_s": {value!r}}}}}')
 
 
 def _handled_bins(handled: Timeline, shown: Timeline, bins: int) -> Timeline:
