@@ -12,15 +12,17 @@ import copy as _copy
 import json
 import re
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from .._repr import Summarized, count
 from .._text import JsonText, PlainList
 from ..errors import ActorProfWarning
+
+_T = TypeVar("_T")
 
 __all__ = [
     "FileColumns",
@@ -343,22 +345,25 @@ class ReadReport(Summarized):
 
     def file_pes(self) -> list[int | None]:
         """Each file's PE, in file order (without making their reports)."""
-        out: list[int | None] = []
-        for f in self._entries():
-            if isinstance(f, FileColumns):
-                out.extend(f.pes)
-            else:
-                out.append(f.pe)
-        return out
+        return self._per_file(lambda c: c.pes, lambda f: f.pe)
 
     def file_paths(self) -> list[str]:
         """Each file's path, in file order (without making their reports)."""
-        out: list[str] = []
+        return self._per_file(lambda c: c.paths, lambda f: f.path)
+
+    def _per_file(
+        self,
+        of_columns: Callable[[FileColumns], Iterable[_T]],
+        of_report: Callable[[FileReport], _T],
+    ) -> list[_T]:
+        """One value per file, in file order: ``of_columns`` of the files held
+        as columns, ``of_report`` of the others."""
+        out: list[_T] = []
         for f in self._entries():
             if isinstance(f, FileColumns):
-                out.extend(f.paths)
+                out.extend(of_columns(f))
             else:
-                out.append(f.path)
+                out.append(of_report(f))
         return out
 
     def _repr_facts(self) -> tuple[str, list[tuple[str, str]]]:
