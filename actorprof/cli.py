@@ -1320,7 +1320,8 @@ def report(
             engine=make_engine(jobs, cache_dir, no_cache, scheduler, fork=False),
             progress=progress,
             on_read=figures.draw,
-            # the physical view's figures are drawn on read: its links let go after
+            # the timeline's and the physical view's figures are drawn on read:
+            # their tables let go after, their summaries kept
             summaries_after_read=True,
         )
     from ._memory import release_memory
