@@ -93,6 +93,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     shutil.rmtree(_CACHE, ignore_errors=True)
 
 
+def number_of_lines(data: bytes) -> int:
+    """The lines a trace file of ``data`` holds, as every reader counts them:
+    the last one may lack its line end, and a byte-order mark alone is no
+    line (``wc -l`` agrees)."""
+    body = data.removeprefix(b"\xef\xbb\xbf")
+    return body.count(b"\n") + (0 if body.endswith(b"\n") or not body else 1)
+
+
 def distinct_contents(paths: list[Path]) -> list[Path]:
     """``paths`` without those whose content an earlier one has (a file's
     bytes; a folder's file names and bytes): the real traces are shipped in

@@ -9,16 +9,14 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from actorprof import ActorProfError, ReadReport, TraceFormatError, read_papi
 
+from .conftest import number_of_lines
+
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def number_of_lines(data: bytes) -> int:
-    return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
 
 
 def read(files: list[bytes], num_pes: int | None = None) -> None:
@@ -48,6 +46,7 @@ def read(files: list[bytes], num_pes: int | None = None) -> None:
 
 @SETTINGS
 @given(st.lists(st.binary(max_size=200), min_size=1, max_size=3))
+@example(files=[b"\xef\xbb\xbf"])  # a byte-order mark alone: no line
 def test_any_bytes(files: list[bytes]) -> None:
     read(files)
 

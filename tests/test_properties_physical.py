@@ -12,17 +12,15 @@ import tempfile
 from pathlib import Path
 
 import pandas as pd
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from actorprof import ActorProfError, ReadReport, TraceFormatError, iter_physical
 from actorprof.schema import SEND_TYPES
 
+from .conftest import number_of_lines
+
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def number_of_lines(data: bytes) -> int:
-    return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
 
 
 def read(
@@ -57,6 +55,7 @@ def read(
 
 @SETTINGS
 @given(st.binary(max_size=400))
+@example(data=b"\xef\xbb\xbf")  # a byte-order mark alone: no line
 def test_any_bytes(data: bytes) -> None:
     read(data)
 
