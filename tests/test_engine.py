@@ -541,6 +541,9 @@ def test_tokenizer_declines_irregular_blocks() -> None:
         good + b"0, 3, 0, 2, 8\n",
         good.replace(b"1721412345.123470", b"172141234.5123470"),
         good.replace(b"17, ", b"4294967296, "),
+        # no ", " before the time, the line's count of separators unchanged
+        good.replace(b"16, 1721", b"16  1721"),
+        good.replace(b"8, 1721", b"8  1721"),  # on a line after the first
     ):
         assert tokenize_block(bad, table, time_optional=True, has_time_column=True) is None
     five = b"0, 3, 1, 17, 16\n"

@@ -177,6 +177,24 @@ def check_tokenizer(block: bytes) -> None:
     )
     assert_same_frame(frame, want)  # type: ignore[arg-type]
     np.testing.assert_array_equal(1 + np.arange(len(frame)), want_lines)  # type: ignore[arg-type]
+    check_time_range(block, fast.micros)
+
+
+def check_time_range(block: bytes, micros: np.ndarray | None) -> None:
+    """The range alone (``all_times=False``: what ``actorprof logical`` asks
+    for) is the smallest and largest of every line's time, when the route
+    takes the block; it may only decline a 17-character time whose first
+    digit differs from line to line."""
+    spec = LOGICAL_SPEC
+    table = KeyTable(5, tuple(spec.limit(c) for c in spec.columns[:-1]))
+    alone = tokenize_block(block, table, time_optional=True, has_time_column=True, all_times=False)
+    if alone is None:
+        firsts = {line.rsplit(b", ", 1)[-1][:1] for line in block.splitlines()}
+        assert micros is not None and micros.max() >= 10**15 and len(firsts) > 1
+        return
+    assert alone.micros is None
+    want = None if micros is None else (int(micros.min()), int(micros.max()))
+    assert alone.time_range == want
 
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
@@ -233,6 +251,28 @@ def test_non_grammar_forms_are_skipped_on_every_path(bad: bytes) -> None:
         assert (frame["dst_pe"] < 1000).all()
         table = KeyTable(5, tuple(LOGICAL_SPEC.limit(c) for c in LOGICAL_SPEC.columns[:-1]))
         assert tokenize_block(block, table, time_optional=True, has_time_column=True) is None
+
+
+@pytest.mark.parametrize("digits", [1, 8, 9, 10])
+def test_time_range_alone_equals_every_time(digits: int) -> None:
+    """Blocks whose times share all but their last 8 characters (seconds
+    within one ten), and blocks whose times differ before them (a carry
+    into the first 8 characters, or into the first of 17), at each width
+    of the seconds."""
+    rng = np.random.default_rng(digits)
+    low, high = 10 ** (digits - 1), min(10**digits, 2**53 // 10**6)  # exact microseconds
+    for span in {min(s, high - low - 1) for s in (9, 10**6, 10**digits)}:
+        for _ in range(20):
+            base = int(rng.integers(low, high - span))
+            base -= base % 10 if span == 9 and base >= 10 else 0
+            seconds = rng.integers(base, base + span + 1, size=int(rng.integers(1, 60)))
+            fracs = rng.integers(0, 10**6, size=seconds.size)
+            block = b"".join(
+                b"0, 3, 1, %d, 16, %d.%06d\n" % (i % 7, a, b)
+                for i, (a, b) in enumerate(zip(seconds.tolist(), fracs.tolist(), strict=True))
+            )
+            micros = seconds * 10**6 + fracs
+            check_time_range(block, micros)
 
 
 def test_papi_main_line_with_exponent_is_skipped() -> None:

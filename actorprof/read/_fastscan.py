@@ -506,6 +506,14 @@ def _bytes_at(cols: U64, offset: int) -> U64:
     )
 
 
+def _pair_at(cols: U64, offset: int) -> U64:
+    """The 2 bytes at ``offset`` (0..30) of each 32-byte window, as one word."""
+    word, shift = divmod(offset, 8)
+    if shift == 7:
+        return _bytes_at(cols, offset) & np.uint64(0xFFFF)
+    return (cols[:, word] >> np.uint64(8 * shift)) & np.uint64(0xFFFF)
+
+
 def _field_values(buf: NDArray[np.uint8], ends: I64, width: I64) -> I64:
     """Values of digit strings of ``width`` (1..17) characters ending (exclusive)
     at offsets ``ends`` of ``buf``, read 8 characters at a time (SWAR)."""
@@ -581,8 +589,7 @@ def _tokenize(
         int_digits = len(first) - 7 - (first.rfind(b", ") + 2)
         if not 1 <= int_digits <= _MAX_INT_DIGITS:
             return None
-        sep = _bytes_at(tail, 17 - int_digits) >> np.uint64(48)
-        if not (sep == np.uint64(0x202C)).all():  # ", " before time_s
+        if not (_pair_at(tail, 23 - int_digits) == np.uint64(0x202C)).all():  # ", " before time_s
             return None
         key_end = ends - (9 + int_digits)
         per_line = 2 * (n_ints - 1) + 4
@@ -661,20 +668,27 @@ def _time_range(tail: U64, buf: NDArray[np.uint8], ends: I64, width: int) -> tup
 
     Same-length digit strings (the dot is at a fixed place) order like their
     values, so two big-endian words per line compare as the numbers would.
+    Within a block the first word is nearly always the same on every line
+    (the seconds' leading digits): then the last word alone orders the lines.
     """
     if width <= 16:
-        first = _bytes_at(tail, 32 - width).byteswap()
+        head = _bytes_at(tail, 32 - width)
     else:  # 17 characters: the first must be the same on every line
         lead = tail[:, 1] >> np.uint64(56)
-        if int(lead.min()) != int(lead.max()):
+        if not (lead == lead[0]).all():
             return None
-        first = tail[:, 2].byteswap()
+        head = tail[:, 2]
     last = tail[:, 3].byteswap()
+    if (head == head[0]).all():
+        rows = [int(last.argmin()), int(last.argmax())]
+    else:
+        first = head.byteswap()
+        rows = []
+        for pick in (np.min, np.max):
+            at = np.flatnonzero(first == pick(first))
+            rows.append(int(at[int(last[at].argmin() if pick is np.min else last[at].argmax())]))
     out = []
-    for pick in (np.min, np.max):
-        top = pick(first)
-        rows = np.flatnonzero(first == top)
-        row = int(rows[int(np.argmin(last[rows]) if pick is np.min else np.argmax(last[rows]))])
+    for row in rows:
         end = int(ends[row])
         out.append(int(buf[end - width : end].tobytes().replace(b".", b"")))
     return out[0], out[1]
