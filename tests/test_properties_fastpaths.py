@@ -253,26 +253,42 @@ def test_non_grammar_forms_are_skipped_on_every_path(bad: bytes) -> None:
         assert tokenize_block(block, table, time_optional=True, has_time_column=True) is None
 
 
-@pytest.mark.parametrize("digits", [1, 8, 9, 10])
-def test_time_range_alone_equals_every_time(digits: int) -> None:
-    """Blocks whose times share all but their last 8 characters (seconds
-    within one ten), and blocks whose times differ before them (a carry
-    into the first 8 characters, or into the first of 17), at each width
-    of the seconds."""
+def shared_first_characters(digits: int) -> list[np.ndarray]:
+    """Seconds of ``digits`` digits for blocks of lines: within one ten (all
+    but the last 8 characters of the time the same), across any span (a
+    carry into the first 8 characters, or into the first of 17), and
+    differing only in their first and last digits."""
     rng = np.random.default_rng(digits)
     low, high = 10 ** (digits - 1), min(10**digits, 2**53 // 10**6)  # exact microseconds
+    out = []
     for span in {min(s, high - low - 1) for s in (9, 10**6, 10**digits)}:
         for _ in range(20):
             base = int(rng.integers(low, high - span))
             base -= base % 10 if span == 9 and base >= 10 else 0
-            seconds = rng.integers(base, base + span + 1, size=int(rng.integers(1, 60)))
-            fracs = rng.integers(0, 10**6, size=seconds.size)
-            block = b"".join(
-                b"0, 3, 1, %d, 16, %d.%06d\n" % (i % 7, a, b)
-                for i, (a, b) in enumerate(zip(seconds.tolist(), fracs.tolist(), strict=True))
-            )
-            micros = seconds * 10**6 + fracs
-            check_time_range(block, micros)
+            out.append(rng.integers(base, base + span + 1, size=int(rng.integers(1, 60))))
+    if digits > 1:
+        for _ in range(10):
+            top = rng.integers(1, 9, size=int(rng.integers(2, 20)))
+            out.append(top * low + rng.integers(0, 10, size=top.size))
+    return out
+
+
+@pytest.mark.parametrize("digits", [1, 2, 8, 9, 10])
+def test_times_of_blocks_that_share_their_first_characters(digits: int) -> None:
+    """Every time, and the range alone, equal the seconds written."""
+    rng = np.random.default_rng(0)
+    for seconds in shared_first_characters(digits):
+        fracs = rng.integers(0, 10**6, size=seconds.size)
+        block = b"".join(
+            b"0, 3, 1, %d, 16, %d.%06d\n" % (i % 7, a, b)
+            for i, (a, b) in enumerate(zip(seconds.tolist(), fracs.tolist(), strict=True))
+        )
+        micros = seconds * 10**6 + fracs
+        table = KeyTable(5, tuple(LOGICAL_SPEC.limit(c) for c in LOGICAL_SPEC.columns[:-1]))
+        every = tokenize_block(block, table, time_optional=True, has_time_column=True)
+        assert every is not None and every.micros is not None
+        np.testing.assert_array_equal(every.micros, micros)
+        check_time_range(block, micros)
 
 
 def test_papi_main_line_with_exponent_is_skipped() -> None:

@@ -652,8 +652,21 @@ def _canonical_spacing(block: bytes) -> bytes | None:
 
 
 def _micros(tail: U64, int_digits: int) -> I64:
-    """``<int_digits digits>.<6 digits>`` ending each window, in microseconds."""
-    frac = _digits8(tail[:, 3] & (_LOW4 & _KEEP_HIGH[6]))
+    """``<int_digits digits>.<6 digits>`` ending each window, in microseconds.
+
+    Within a block the characters before the last 8 (the seconds but their
+    units) are nearly always the same on every line: then they are read
+    once, and only the last word on every line.
+    """
+    last = tail[:, 3]
+    frac = _digits8(last & (_LOW4 & _KEEP_HIGH[6]))
+    if int_digits == 1 or _same_before_last_word(tail, int_digits):
+        end = 32 - 8
+        start = end - (int_digits - 1)
+        tens = int(tail[0].tobytes()[start:end] or b"0")  # the seconds but their units
+        units = (last & np.uint64(0xFF)) - np.uint64(48)
+        base = np.uint64(tens * 10_000_000)
+        return (units * np.uint64(1_000_000) + frac + base).astype(np.int64)
     low = _bytes_at(tail, 17)  # the 8 characters before the dot
     if int_digits <= 8:
         whole = _digits8(low & (_LOW4 & _KEEP_HIGH[int_digits]))
@@ -661,6 +674,21 @@ def _micros(tail: U64, int_digits: int) -> I64:
         high = _bytes_at(tail, 9) & (_LOW4 & _KEEP_HIGH[int_digits - 8])
         whole = _digits8(high) * np.uint64(100_000_000) + _digits8(low & _LOW4)
     return (whole * np.uint64(1_000_000) + frac).astype(np.int64)
+
+
+def _same_before_last_word(tail: U64, int_digits: int) -> bool:
+    """Whether the ``int_digits - 1`` characters before each window's last
+    8 are the same on every line (at most 9: the third word, then the top
+    byte of the second)."""
+    head = tail[:, 2]
+    if int_digits < 9:
+        head = head & _KEEP_HIGH[int_digits - 1]
+    if not (head == head[0]).all():
+        return False
+    if int_digits <= 9:
+        return True
+    lead = tail[:, 1] >> np.uint64(56)
+    return bool((lead == lead[0]).all())
 
 
 def _time_range(tail: U64, buf: NDArray[np.uint8], ends: I64, width: int) -> tuple[int, int] | None:
