@@ -802,6 +802,7 @@ def export(
     run_dir = trace_dir
     trace_dir = trace_location(trace_dir, "logical", console)
     reports: dict[str, ReadReport] = {}
+    engine = make_engine(jobs, None, True, scheduler)
     with console.progress() as progress:
         view = timeline_view(
             trace_dir,
@@ -809,7 +810,7 @@ def export(
             num_pes=num_pes,
             reports=reports,
             progress=progress,
-            engine=make_engine(jobs, None, True, scheduler),
+            engine=engine,
         )
     papi = None
     if papi_path is None and trace_dir != run_dir:
@@ -819,7 +820,15 @@ def export(
     papi_dir = papi_path if papi_path is not None else find_papi_folder(trace_dir)
     if papi_dir is not None:
         reports["PAPI"] = ReadReport(kind="papi")
-        papi = papi_times(papi_dir, phase=phase, num_pes=num_pes, report=reports["PAPI"])
+        with console.progress() as progress:
+            papi = papi_times(
+                papi_dir,
+                phase=phase,
+                num_pes=num_pes,
+                report=reports["PAPI"],
+                engine=engine,
+                progress=progress,
+            )
         console.info(f"PAPI regions from {papi_dir}")
         if not clock_overlap(view, papi):
             console.warn(

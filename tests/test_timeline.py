@@ -375,19 +375,28 @@ def test_a_view_without_its_table_keeps_its_summary(examples: Path) -> None:
 
 @pytest.mark.parametrize("bins", [3, 1000])
 def test_perfetto_events_as_texts_write_the_same_file(examples: Path, bins: int) -> None:
-    """The export's counter events as JSON texts: the file the dicts give."""
-    from actorprof.kinds.timeline import _counter_texts, _counter_track, perfetto_stream
+    """The export's counter events as JSON texts (the send rates' and, with
+    a PAPI trace, the handled rates'): the file the dicts give."""
+    from actorprof.kinds.timeline import (
+        _counter_texts,
+        _counter_track,
+        papi_times,
+        perfetto_stream,
+    )
     from actorprof.write import iter_json, to_jsonable
 
-    view = timeline_view(examples / "ig_8pe_2nodes" / "logical")
+    for run, with_papi in (("ig_8pe_2nodes", False), ("histo_4pe", True)):
+        view = timeline_view(examples / run / "logical")
+        papi = papi_times(examples / run / "papi") if with_papi else None
 
-    def written(texts: bool) -> str:
-        trace = perfetto_stream(view, bins=bins, texts=texts)
-        return "".join(iter_json(to_jsonable(trace)))
+        def written(texts: bool) -> str:
+            trace = perfetto_stream(view, papi=papi, bins=bins, texts=texts)  # noqa: B023
+            return "".join(iter_json(to_jsonable(trace)))
 
-    plain = written(False)
-    assert written(True) == plain
-    assert json.loads(plain)["traceEvents"]
+        plain = written(False)
+        assert written(True) == plain
+        events = json.loads(plain)["traceEvents"]
+        assert any(e["name"] == "handled/s" for e in events) == with_papi
     # odd floats and a value that JSON cannot hold (written as null by the
     # dicts' way), on a track of more events than a long list
     times = np.tile(np.array([0.0, 1e-7, 123456789.123, 2.5e16]), 300)

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from actorprof.analyze.timeline import TimelineAccumulator, outlier_window, send_timeline
 from actorprof.cli import main
+from actorprof.engine import Engine
 from actorprof.kinds.timeline import papi_times, perfetto_trace, timeline_view
 
 
@@ -251,16 +252,29 @@ def _papi_folders(examples: Path, tmp_path: Path) -> dict[str, Path]:
     return folders
 
 
-def test_batched_papi_times_are_the_file_by_file_ones(examples: Path, tmp_path: Path) -> None:
-    """Chunks of many files give what a chunk per file gives (MAIN ends in
-    the same order), and the same report."""
+#: Every way the PAPI times are read: here, in worker processes a file per
+#: unit, planned by count.
+PAPI_TIMES_WAYS = {
+    "here": Engine(jobs=1),
+    "split": Engine(jobs=2, parallel_min_bytes=0, split_bytes=1),
+    "by_count": Engine(jobs=2, count_plan_files=1),
+}
+
+
+@pytest.mark.parametrize("way", PAPI_TIMES_WAYS)
+def test_batched_papi_times_are_the_file_by_file_ones(
+    examples: Path, tmp_path: Path, way: str
+) -> None:
+    """Chunks of many files, read by each way of the engine, give what a
+    chunk per file in one process gives (MAIN ends in the same order), and
+    the same report."""
     from actorprof.kinds.timeline import _papi_times_named
     from actorprof.read import ReadReport
 
     for name, folder in _papi_folders(examples, tmp_path).items():
         for phase in [None, "phase2"] if name == "papi_phases" else [None]:
             fast_report, named_report = ReadReport(kind="papi"), ReadReport(kind="papi")
-            fast = papi_times(folder, phase=phase, report=fast_report)
+            fast = papi_times(folder, phase=phase, report=fast_report, engine=PAPI_TIMES_WAYS[way])
             named = _papi_times_named(
                 folder, phase=phase, num_pes=None, report=named_report, base_s=1e-3
             )
@@ -269,6 +283,43 @@ def test_batched_papi_times_are_the_file_by_file_ones(examples: Path, tmp_path: 
             assert (fast.outliers, fast.num_outliers) == (named.outliers, named.num_outliers)
             assert fast_report.to_dict() == named_report.to_dict()
             assert fast_report.warnings == named_report.warnings
+
+
+@pytest.mark.parametrize("way", PAPI_TIMES_WAYS)
+def test_papi_times_raise_the_first_error_in_file_order(tmp_path: Path, way: str) -> None:
+    """PE ids beyond --num-pes in two files: the first file's line is named,
+    whichever unit finishes first."""
+    from actorprof.errors import TraceFormatError
+
+    folder = shutil.copytree(
+        Path(__file__).resolve().parent / "data" / "papi_small", tmp_path / "p"
+    )
+    files = sorted(folder.glob("PE*_PAPI.csv"), key=lambda f: int(f.name[2:].split("_")[0]))
+    assert len(files) >= 3
+    for f in (files[1], files[-1]):
+        lines = f.read_text().splitlines(keepends=True)
+        lines[0] = "0, 99, " + lines[0].split(", ", 2)[2]
+        f.write_text("".join(lines))
+    with pytest.raises(TraceFormatError) as caught:
+        papi_times(folder, num_pes=len(files), engine=PAPI_TIMES_WAYS[way])
+    assert Path(str(caught.value.path)).name == files[1].name and caught.value.line == 1
+
+
+def test_the_export_reads_the_papi_times_in_parallel_to_the_same_file(
+    examples: Path, tmp_path: Path
+) -> None:
+    """``export`` with a PAPI trace writes the same file with one worker as
+    with two (the PAPI times through the engine)."""
+    outs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / jobs
+        result = CliRunner().invoke(
+            main, ["export", str(examples / "histo_4pe"), "-j", jobs, "-q", "-o", str(out)]
+        )
+        assert result.exit_code == 0, result.output
+        outs.append((out / "export_perfetto.json").read_bytes())
+    assert outs[0] == outs[1]
+    assert b"handled/s" in outs[0]
 
 
 def test_papi_outliers_are_named_after_a_batched_read(examples: Path, tmp_path: Path) -> None:

@@ -9,21 +9,28 @@ totals, and each file's line accounting and warnings. The reduce step
 (:func:`reduce_papi`) takes the units in file order, whatever order they
 finish in, so the ``ReadReport``, the first error and every number are
 those of the plain reader (:func:`actorprof.iter_papi`).
+
+The region end times the timeline's export places (:func:`reduce_papi_times`:
+PROC lines binned per receiving PE, MAIN lines' times) are read the same
+way, by :func:`papi_times_unit`.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
+from typing import TypeVar
 
+import numpy as np
 import pandas as pd
 
 from .._memory import pad_worker_heap
 from .._progress import ProgressSink
 from ..analyze.breakdown import add_shadows, papi_regions_shadowed, sum_regions
+from ..analyze.timeline import TimelineAccumulator
 from ..errors import ActorProfError, TraceFormatError, UsageError
 from ..read import (
     DEFAULT_BLOCK_BYTES,
@@ -36,11 +43,23 @@ from ..read import (
     stat_planned,
 )
 from ..read.papi import papi_chunks, papi_plan
+from ..schema import MAIN_MAILBOX
 from .cache import TraceCache
 from .papi_cache import load_papi, save_papi
 from .run import Engine, count_runs, run_map
 
-__all__ = ["PapiReduced", "PapiUnit", "PapiUnitResult", "reduce_papi", "reduce_papi_unit"]
+__all__ = [
+    "PapiReduced",
+    "PapiTimesRead",
+    "PapiTimesResult",
+    "PapiTimesUnit",
+    "PapiUnit",
+    "PapiUnitResult",
+    "papi_times_unit",
+    "reduce_papi",
+    "reduce_papi_times",
+    "reduce_papi_unit",
+]
 
 
 @dataclass(frozen=True)
@@ -193,25 +212,8 @@ def reduce_papi(
                 progress.update(report.bytes_planned, report.files_planned)
             return PapiReduced(hit[0], hit[1], names)
     first_warning = len(report.warnings)
-    serial = not by_count and report.bytes_planned < engine.parallel_min_bytes
-    workers = 1 if serial else engine.workers
-    results: dict[int, PapiUnitResult] = {}
-    if workers == 1 and engine.scheduler is None:
-        # one unit, here: progress as it goes
-        units = [PapiUnit(0, tuple(files), spec, num_pes)]
-        results[0] = reduce_papi_unit(units[0], progress)
-    elif by_count:
-        units = _plan_by_count(files, spec, num_pes, workers)
-    else:
-        units = _plan(files, report.sizes_planned, spec, num_pes, engine, workers)
-    done_bytes = done_files = 0
-    for unit, result in run_map(reduce_papi_unit, units if not results else [], engine):
-        results[unit.first] = result
-        files_in, bytes_in = files_and_bytes_of(result.files)
-        done_files += files_in
-        done_bytes += bytes_in
-        if progress is not None:
-            progress.update(done_bytes, done_files)
+    units = _units(files, spec, num_pes, report, engine, by_count=by_count)
+    results = _run_units(reduce_papi_unit, units, engine, progress)
     shadow: dict[int, float] = {}
     max_src = -1
     tables = []
@@ -245,6 +247,164 @@ def reduce_papi(
             report=report,
         )
     return PapiReduced(regions, max_src, names)
+
+
+def reduce_papi_times(
+    path: str | PathLike[str],
+    *,
+    phase: str | None = None,
+    num_pes: int | None = None,
+    report: ReadReport,
+    base_s: float = 1e-3,
+    engine: Engine | None = None,
+    progress: ProgressSink | None = None,
+) -> PapiTimesRead:
+    """Read a PAPI trace's region end times with ``engine``: PROC lines binned
+    per receiving PE, MAIN lines' PEs and times in file order.
+
+    Fills ``report`` exactly as :func:`actorprof.iter_papi` does (files,
+    line accounting, notes and warnings, in file order) and raises the same
+    errors, the first in file order. Only the columns the times need are
+    converted (the others are checked, as in every read).
+    """
+    engine = engine or Engine()
+    if engine.split_bytes < 1 or engine.block_bytes < 1:
+        raise UsageError("split_bytes and block_bytes must be >= 1")
+    files, spec = papi_plan(
+        path, phase=phase, num_pes=num_pes, counters=None, report=report, sizes=False
+    )
+    by_count = len(files) >= engine.count_plan_files  # no cache here: never stat'ed first
+    if not by_count:
+        stat_planned(files, report)
+    spec = replace(spec, keep=("src_pe", "dst_pe", "mailbox", "time_s"))
+    if progress is not None:
+        progress.begin(report.bytes_planned, report.files_planned)
+    units = [
+        PapiTimesUnit(unit.first, unit.files, unit.spec, unit.num_pes, base_s=base_s)
+        for unit in _units(files, spec, num_pes, report, engine, by_count=by_count)
+    ]
+    results = _run_units(papi_times_unit, units, engine, progress)
+    out = PapiTimesRead(TimelineAccumulator(base_s=base_s), TimelineAccumulator(base_s=base_s))
+    pes, times = [out.main_pes], [out.main_times]
+    for unit in units:
+        result = results[unit.first]
+        report.add_files(result.files)
+        report.warnings.extend(result.warnings)
+        if result.error is not None:
+            message, where, line = result.error
+            if where is None:
+                raise ActorProfError(message)
+            raise TraceFormatError(message, path=where, line=line)
+        out.handled.merge(result.handled)
+        out.mains.merge(result.mains)
+        pes.append(result.main_pes)
+        times.append(result.main_times)
+    out.main_pes, out.main_times = np.concatenate(pes), np.concatenate(times)
+    return out
+
+
+@dataclass(frozen=True)
+class PapiTimesUnit(PapiUnit):
+    """A map task of :func:`reduce_papi_times`: its files, and the bins' base width."""
+
+    base_s: float = 1e-3
+
+
+@dataclass
+class PapiTimesRead:
+    """The region end times of a PAPI trace (or of a unit's files)."""
+
+    #: PROC lines: handled messages per receiving PE (``dst_pe``) per time bin.
+    handled: TimelineAccumulator
+    #: MAIN lines, binned as the PROC lines are (their outliers and window).
+    mains: TimelineAccumulator
+    #: Each MAIN line's PE and time, in file order.
+    main_pes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    main_times: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))
+
+
+@dataclass
+class PapiTimesResult(PapiTimesRead):
+    """What :func:`papi_times_unit` returns (picklable)."""
+
+    files: list[FileReport | FileColumns] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    error: tuple[str, str | None, int | None] | None = None
+
+
+def papi_times_unit(unit: PapiTimesUnit, progress: ProgressSink | None = None) -> PapiTimesResult:
+    """The map step of :func:`reduce_papi_times` (in a worker process, on a
+    Dask worker, or here); a read error is returned, not raised."""
+    pad_worker_heap()
+    report = ReadReport(kind="papi")
+    result = PapiTimesResult(
+        TimelineAccumulator(base_s=unit.base_s), TimelineAccumulator(base_s=unit.base_s)
+    )
+    chunks = papi_chunks(
+        unit.files, unit.spec, report, num_pes=unit.num_pes, block_bytes=unit.block_bytes
+    )
+    pes, times = [result.main_pes], [result.main_times]
+    try:
+        for chunk in _Tracked(report, progress).track(chunks):
+            main = chunk["mailbox"].to_numpy() == MAIN_MAILBOX
+            pes.append(chunk["dst_pe"].to_numpy()[main].astype(np.int64))
+            times.append(chunk["time_s"].to_numpy(dtype=np.float64)[main])
+            result.mains.add(chunk.loc[main, ["dst_pe", "time_s"]], pe_column="dst_pe")
+            result.handled.add(chunk.loc[~main, ["dst_pe", "time_s"]], pe_column="dst_pe")
+    except TraceFormatError as exc:
+        result.error = (exc.message, exc.path, exc.line)
+    except ActorProfError as exc:
+        result.error = (str(exc), None, None)
+    result.main_pes, result.main_times = np.concatenate(pes), np.concatenate(times)
+    result.files = list(report.file_accounts())
+    result.warnings = report.warnings
+    return result
+
+
+_Unit = TypeVar("_Unit", bound=PapiUnit)
+_Result = TypeVar("_Result", PapiUnitResult, PapiTimesResult)
+
+
+def _units(
+    files: list[TraceFile],
+    spec: CsvSpec,
+    num_pes: int | None,
+    report: ReadReport,
+    engine: Engine,
+    *,
+    by_count: bool,
+) -> list[PapiUnit]:
+    """The map tasks of a read: one, to read here, when it is small or the
+    engine has one worker (and no cluster); else runs of files."""
+    serial = not by_count and report.bytes_planned < engine.parallel_min_bytes
+    workers = 1 if serial else engine.workers
+    if workers == 1 and engine.scheduler is None:
+        return [PapiUnit(0, tuple(files), spec, num_pes)]
+    if by_count:
+        return _plan_by_count(files, spec, num_pes, workers)
+    return _plan(files, report.sizes_planned, spec, num_pes, engine, workers)
+
+
+def _run_units(
+    step: Callable[..., _Result],
+    units: list[_Unit],
+    engine: Engine,
+    progress: ProgressSink | None,
+) -> dict[int, _Result]:
+    """Each unit's result by its first file: one unit without a cluster is
+    read here (progress as it goes), else the engine maps them."""
+    if len(units) == 1 and engine.scheduler is None:
+        return {units[0].first: step(units[0], progress)}
+    results: dict[int, _Result] = {}
+    done_bytes = done_files = 0
+    for unit, result in run_map(step, units, engine):
+        results[unit.first] = result
+        files_in, bytes_in = files_and_bytes_of(result.files)
+        done_files += files_in
+        done_bytes += bytes_in
+        if progress is not None:
+            progress.update(done_bytes, done_files)
+    return results
 
 
 def _plan(

@@ -422,11 +422,16 @@ def papi_times(
     num_pes: int | None = None,
     report: ReadReport | None = None,
     base_s: float = 1e-3,
+    jobs: int | None = None,
+    engine: Engine | None = None,
+    progress: ProgressSink | None = None,
 ) -> PapiTimes:
     """Read a PAPI trace's region end times: PROC lines binned, MAIN ends.
 
     PROC and MAIN times share one outlier rule (docs/timeline.md): an
     outlier is counted and named in a warning in ``report``, never placed.
+    The files are read by ``jobs`` worker processes (None or 0: all cores),
+    or the ``engine``'s way; the result is the same whatever the way.
 
     Raises
     ------
@@ -434,8 +439,17 @@ def papi_times(
         As :func:`actorprof.iter_papi`.
     """
     report = ReadReport(kind="papi") if report is None else report
+    engine = Engine(jobs=jobs, cache=False) if engine is None else engine
     before = copy.deepcopy(report)
-    found = _papi_times_batched(path, phase=phase, num_pes=num_pes, report=report, base_s=base_s)
+    found = _papi_times_batched(
+        path,
+        phase=phase,
+        num_pes=num_pes,
+        report=report,
+        base_s=base_s,
+        engine=engine,
+        progress=progress,
+    )
     if found is not None:
         return found
     # outliers to name by file and line: read again, a file per chunk
@@ -450,29 +464,31 @@ def _papi_times_batched(
     num_pes: int | None,
     report: ReadReport,
     base_s: float,
+    engine: Engine,
+    progress: ProgressSink | None,
 ) -> PapiTimes | None:
     """:func:`papi_times` from chunks of many files (small files are parsed
-    together: 65,536 PE files take seconds, not minutes); None when some
-    time is an outlier, which only a read with line numbers can name."""
-    from ..read.papi import iter_papi
-    from ..schema import MAIN_MAILBOX
+    together: 65,536 PE files take seconds, not minutes), on the engine's
+    workers; None when some time is an outlier, which only a read with
+    line numbers can name."""
+    from ..engine.papi import reduce_papi_times
 
-    acc = TimelineAccumulator(base_s=base_s)
-    mains = TimelineAccumulator(base_s=base_s)
-    main_pes: list[np.ndarray] = [np.zeros(0, np.int64)]
-    main_times: list[np.ndarray] = [np.zeros(0, np.float64)]
-    for chunk in iter_papi(path, phase=phase, num_pes=num_pes, report=report):
-        main = chunk["mailbox"].to_numpy() == MAIN_MAILBOX
-        main_pes.append(chunk["dst_pe"].to_numpy()[main].astype(np.int64))
-        main_times.append(chunk["time_s"].to_numpy(dtype=np.float64)[main])
-        mains.add(chunk.loc[main, ["dst_pe", "time_s"]], pe_column="dst_pe")
-        acc.add(chunk.loc[~main, ["dst_pe", "time_s"]], pe_column="dst_pe")
+    read = reduce_papi_times(
+        path,
+        phase=phase,
+        num_pes=num_pes,
+        report=report,
+        base_s=base_s,
+        engine=engine,
+        progress=progress,
+    )
+    acc, mains = read.handled, read.mains
     both = TimelineAccumulator(base_s=base_s)
     both.merge(acc)
     both.merge(mains)
     window = both.drop_outliers()
     acc.drop_outliers(window)
-    pes, times = np.concatenate(main_pes), np.concatenate(main_times)
+    pes, times = read.main_pes, read.main_times
     if acc.num_outliers or is_outlier(times, window).any():
         return None
     # each PE's last MAIN end, PEs in the order their first one came (as a dict fills)
@@ -661,7 +677,9 @@ def perfetto_stream(
             yield from track("sent/s", pe, times_us, counts[:, pe] / shown.bin_s, end_us)
         yield from track("sent/s", total_pid, times_us, total, end_us, every_bin=True)
         if papi is not None and handled is not None:
-            yield from _papi_events(view, papi, handled, origin=origin, shift_us=shift_us)
+            yield from _papi_events(
+                view, papi, handled, origin=origin, shift_us=shift_us, track=track
+            )
         for span in view.phases:
             yield {
                 "ph": "X",
@@ -752,9 +770,16 @@ def _handled_bins(handled: Timeline, shown: Timeline, bins: int) -> Timeline:
 
 
 def _papi_events(
-    view: TimelineView, papi: PapiTimes, handled: Timeline, *, origin: float, shift_us: float
-) -> Iterator[dict[str, Any]]:
-    """``handled/s`` counter tracks and MAIN slices, on the trace's clock.
+    view: TimelineView,
+    papi: PapiTimes,
+    handled: Timeline,
+    *,
+    origin: float,
+    shift_us: float,
+    track: Callable[..., Iterator[dict[str, Any] | JsonText]] = _counter_track,
+) -> Iterator[dict[str, Any] | JsonText]:
+    """``handled/s`` counter tracks (events made by ``track``) and MAIN
+    slices, on the trace's clock.
 
     A MAIN slice runs from the PE's first logical send (when message
     construction visibly started) to its MAIN line (``done(0)``); where the
@@ -768,7 +793,7 @@ def _papi_events(
         counts = handled.counts.to_numpy()
         for column, pe_id in enumerate(handled.counts.columns):
             rates = counts[:, column] / handled.bin_s
-            yield from _counter_track("handled/s", int(pe_id), times_us, rates, end_us)
+            yield from track("handled/s", int(pe_id), times_us, rates, end_us)
     first, _ = view.pe_first_last()
     for pe, end_s in sorted(papi.main_end_s.items()):
         end_us = (end_s - origin) * 1e6
