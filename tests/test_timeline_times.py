@@ -285,6 +285,31 @@ def test_batched_papi_times_are_the_file_by_file_ones(
             assert fast_report.warnings == named_report.warnings
 
 
+def test_papi_times_on_a_dask_cluster(examples: Path, tmp_path: Path) -> None:
+    """The PAPI times' units travel to a Dask cluster and back: the times
+    and the report of the file-by-file read."""
+    import os
+
+    from actorprof.kinds.timeline import _papi_times_named
+    from actorprof.read import ReadReport
+
+    if os.environ.get("CI") and not os.environ.get("ACTORPROF_NO_EXTRAS"):
+        import distributed
+    else:
+        distributed = pytest.importorskip("distributed")
+    folder = _papi_folders(examples, tmp_path)["crashed"]
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
+        fast_report, named_report = ReadReport(kind="papi"), ReadReport(kind="papi")
+        way = Engine(scheduler=cluster.scheduler_address, split_bytes=1)
+        fast = papi_times(folder, report=fast_report, engine=way)
+    named = _papi_times_named(folder, phase=None, num_pes=None, report=named_report, base_s=1e-3)
+    pd.testing.assert_frame_equal(fast.handled.counts, named.handled.counts)
+    assert list(fast.main_end_s.items()) == list(named.main_end_s.items())
+    assert fast_report.to_dict() == named_report.to_dict()
+
+
 @pytest.mark.parametrize("way", PAPI_TIMES_WAYS)
 def test_papi_times_raise_the_first_error_in_file_order(tmp_path: Path, way: str) -> None:
     """PE ids beyond --num-pes in two files: the first file's line is named,
