@@ -43,6 +43,7 @@ from ..read.logical import logical_files
 from .timeline_figures import TimelineBins, rate_figure, timeline_bins
 
 if TYPE_CHECKING:
+    from ..engine.papi import PapiTimesRead
     from ..write import Sink
 
 __all__ = [
@@ -438,41 +439,11 @@ def papi_times(
     ActorProfError
         As :func:`actorprof.iter_papi`.
     """
+    from ..engine.papi import reduce_papi_times
+
     report = ReadReport(kind="papi") if report is None else report
     engine = Engine(jobs=jobs, cache=False) if engine is None else engine
     before = copy.deepcopy(report)
-    found = _papi_times_batched(
-        path,
-        phase=phase,
-        num_pes=num_pes,
-        report=report,
-        base_s=base_s,
-        engine=engine,
-        progress=progress,
-    )
-    if found is not None:
-        return found
-    # outliers to name by file and line: read again, a file per chunk
-    report.__dict__.update(before.__dict__)
-    return _papi_times_named(path, phase=phase, num_pes=num_pes, report=report, base_s=base_s)
-
-
-def _papi_times_batched(
-    path: str | PathLike[str],
-    *,
-    phase: str | None,
-    num_pes: int | None,
-    report: ReadReport,
-    base_s: float,
-    engine: Engine,
-    progress: ProgressSink | None,
-) -> PapiTimes | None:
-    """:func:`papi_times` from chunks of many files (small files are parsed
-    together: 65,536 PE files take seconds, not minutes), on the engine's
-    workers; None when some time is an outlier, which only a read with
-    line numbers can name."""
-    from ..engine.papi import reduce_papi_times
-
     read = reduce_papi_times(
         path,
         phase=phase,
@@ -482,6 +453,20 @@ def _papi_times_batched(
         engine=engine,
         progress=progress,
     )
+    found = _papi_times_placed(read, num_pes=num_pes, base_s=base_s)
+    if found is not None:
+        return found
+    # outliers to name by file and line: read again, a file per chunk
+    report.__dict__.update(before.__dict__)
+    return _papi_times_named(path, phase=phase, num_pes=num_pes, report=report, base_s=base_s)
+
+
+def _papi_times_placed(
+    read: PapiTimesRead, *, num_pes: int | None, base_s: float
+) -> PapiTimes | None:
+    """:func:`papi_times` from the engine's read (small files parsed together:
+    65,536 PE files take seconds, not minutes); None when some time is an
+    outlier, which only a read with line numbers can name."""
     acc, mains = read.handled, read.mains
     both = TimelineAccumulator(base_s=base_s)
     both.merge(acc)
