@@ -799,18 +799,20 @@ def check_pe_files(files: list[TraceFile], num_pes: int | None, report: ReadRepo
         return
     if num_pes < 1:
         raise UsageError(f"--num-pes must be at least 1, got {num_pes}")
-    beyond = [f for f in files if f.pe >= num_pes]
+    pes = list(map(_PES, files))  # the slots, read in C (65,536 files)
+    beyond = [i for i, pe in enumerate(pes) if pe >= num_pes]
     if beyond:
         more = f" and {len(beyond) - 1} more" if len(beyond) > 1 else ""
+        first = files[beyond[0]]
         _warn(
             report,
-            f"{beyond[0].path}{more}: file of PE {beyond[0].pe} but --num-pes is {num_pes}: "
+            f"{first.path}{more}: file of PE {first.pe} but --num-pes is {num_pes}: "
             "its lines are read, and those naming PE ids beyond are skipped. Is --num-pes "
             "the run's real PE count?",
         )
     folder = files[0].path.parent if files else None
     phase = files[0].phase if files else None
-    _note_missing([f.pe for f in files], num_pes, report, folder, phase, inferred=False)
+    _note_missing(pes, num_pes, report, folder, phase, inferred=False)
 
 
 def note_missing_pe_files(report: ReadReport, num_pes: int) -> None:
@@ -841,8 +843,10 @@ def _note_missing(
     """Record and warn of the PEs below ``num_pes`` without a file; name what
     is where the file of such a PE would be (a folder, a dangling link: the
     listing leaves out all but regular files)."""
-    present = np.unique(np.array([pe for pe in pes if pe is not None], dtype=np.int64))
-    missing = np.setdiff1d(np.arange(num_pes, dtype=np.int64), present).tolist()
+    present = np.array([-1 if pe is None else pe for pe in pes], dtype=np.int64)
+    seen = np.zeros(num_pes, dtype=np.bool_)  # a flag per PE: no sort of the ids
+    seen[present[(present >= 0) & (present < num_pes)]] = True
+    missing = np.flatnonzero(~seen).tolist()
     if not missing:
         return
     report.missing_pes = missing
