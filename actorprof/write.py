@@ -1474,9 +1474,16 @@ def iter_json(data: Any, *, _level: int = 0) -> Iterator[str]:
             yield ("\n" if not start else ",\n") + inner + between.join(texts)
         yield "\n" + "  " * _level + "]"
         return
-    for k, item in enumerate(data):
-        text = item if type(item) is JsonText else compact(item)  # already JSON: as it is
-        yield ("\n" if not k else ",\n") + inner + text
+    # the items' texts joined a slice at a time, as they come: a 65,536-PE
+    # export's millions of events are a few thousand pieces to write
+    between, opening, texts = ",\n" + inner, "\n", []
+    for item in data:
+        texts.append(item if type(item) is JsonText else compact(item))  # JSON: as it is
+        if len(texts) == _JOINED_ITEMS:
+            yield opening + inner + between.join(texts)
+            opening, texts = ",\n", []
+    if texts:
+        yield opening + inner + between.join(texts)
     yield "\n" + "  " * _level + "]"
 
 
@@ -1609,7 +1616,7 @@ def to_jsonable(data: Any) -> Any:
     if isinstance(data, (list, tuple)):
         return [to_jsonable(v) for v in data]
     if isinstance(data, Iterator):  # converted as it is written, never held
-        return (to_jsonable(v) for v in data)
+        return (v if type(v) in _WRITTEN else to_jsonable(v) for v in data)
     if isinstance(data, np.ndarray):
         return [to_jsonable(v) for v in data.tolist()]
     if isinstance(data, np.generic):

@@ -432,8 +432,10 @@ def test_a_long_list_of_numbers_is_written_as_item_by_item(kind: str) -> None:
 def test_a_long_list_of_objects_is_written_a_slice_at_a_time(extra: int) -> None:
     """Items' texts are joined a slice at a time (``_JOINED_ITEMS``): the text
     item by item, at and around the slices' ends; an iterator the same."""
+    import numpy as np
+
     from actorprof._text import JsonText
-    from actorprof.write import _JOINED_ITEMS, dumps_json
+    from actorprof.write import _JOINED_ITEMS, dumps_json, to_jsonable
 
     n = 2 * _JOINED_ITEMS + extra
     items: list[Any] = [{"i": k, "s": 'a"b'} if k % 3 else [k, None] for k in range(n)]
@@ -442,6 +444,9 @@ def test_a_long_list_of_objects_is_written_a_slice_at_a_time(extra: int) -> None
     texts = [JsonText(f'{{"i": {k}}}') if k % 2 else {"i": k} for k in range(n)]
     as_dicts = [{"i": k} for k in range(n)]
     assert dumps_json(texts) == _one_item_a_line(as_dicts, 0)
+    # streamed (the export's events): JSON texts and items converted as they come
+    streamed = [JsonText(f'{{"i": {k}}}') if k % 2 else {"i": np.int64(k)} for k in range(n)]
+    assert dumps_json(to_jsonable(iter(streamed))) == _one_item_a_line(as_dicts, 0)
 
 
 def test_a_long_list_with_nan_is_refused_as_before() -> None:
