@@ -39,14 +39,13 @@ from ..read import (
     FileReport,
     ReadReport,
     TraceFile,
-    files_and_bytes_of,
     stat_planned,
 )
 from ..read.papi import papi_chunks, papi_plan
 from ..schema import MAIN_MAILBOX
 from .cache import TraceCache
 from .papi_cache import load_papi, save_papi
-from .run import Engine, count_runs, run_map
+from .run import Engine, Finished, count_runs, run_map
 
 __all__ = [
     "PapiReduced",
@@ -396,14 +395,10 @@ def _run_units(
     if len(units) == 1 and engine.scheduler is None:
         return {units[0].first: step(units[0], progress)}
     results: dict[int, _Result] = {}
-    done_bytes = done_files = 0
+    finished = Finished(progress)
     for unit, result in run_map(step, units, engine):
         results[unit.first] = result
-        files_in, bytes_in = files_and_bytes_of(result.files)
-        done_files += files_in
-        done_bytes += bytes_in
-        if progress is not None:
-            progress.update(done_bytes, done_files)
+        finished.add(result.files)
     return results
 
 

@@ -20,7 +20,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import pairwise, repeat
@@ -37,11 +37,14 @@ from ..analyze.matrix import CommAccumulator, CommPartial
 from ..errors import TraceFormatError, UsageError
 from ..read import (
     FAST_BLOCK_BYTES,
+    FileColumns,
+    FileReport,
     FileStat,
     ReadReport,
     TraceFile,
     file_columns,
     file_stat,
+    files_and_bytes_of,
     list_folder,
     logical_files,
     require_trace_lines,
@@ -68,6 +71,7 @@ __all__ = [
     "DEFAULT_SPLIT_BYTES",
     "SCHEDULER_TIMEOUT_S",
     "Engine",
+    "Finished",
     "SendTimes",
     "reduce_logical",
     "run_map",
@@ -729,6 +733,25 @@ def _plan_by_count(
         items = tuple(map(tuple.__new__, repeat(Item, n), rows))
         units.append(Unit(items, **make))
     return units
+
+
+class Finished:
+    """The files and bytes of the units a map has finished so far, told to
+    ``progress`` as each unit's accounting comes (the PAPI and timeline
+    reads' units)."""
+
+    def __init__(self, progress: ProgressSink | None) -> None:
+        self.progress = progress
+        self.files = 0
+        self.bytes = 0
+
+    def add(self, entries: Iterable[FileReport | FileColumns]) -> None:
+        """Count a finished unit's files (:func:`~actorprof.read.files_and_bytes_of`)."""
+        files, nbytes = files_and_bytes_of(entries)
+        self.files += files
+        self.bytes += nbytes
+        if self.progress is not None:
+            self.progress.update(self.bytes, self.files)
 
 
 def count_runs(n: int, workers: int) -> list[tuple[int, int]]:

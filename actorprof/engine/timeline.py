@@ -25,10 +25,9 @@ from ..read import (
     FileReport,
     ReadReport,
     TraceFile,
-    files_and_bytes_of,
     stat_planned,
 )
-from .run import Engine, count_runs, run_map
+from .run import Engine, Finished, count_runs, run_map
 from .timeline_map import read_times
 
 __all__ = ["TimelineUnit", "UnitTimes", "reduce_times", "run_times_unit"]
@@ -100,16 +99,12 @@ def reduce_times(
     extremes = TimeExtremes()
     done: dict[int, UnitTimes] = {}
     following = 0  # the next unit to join: units are joined in file order
-    done_bytes = done_files = 0
+    finished = Finished(progress)
     if progress is not None:
         progress.begin(report.bytes_planned, report.files_planned)
     for unit, result in run_map(run_times_unit, units, engine, serial=serial):
         done[unit.index] = result
-        files_in, bytes_in = files_and_bytes_of(result.files)
-        done_files += files_in
-        done_bytes += bytes_in
-        if progress is not None:
-            progress.update(done_bytes, done_files)
+        finished.add(result.files)
         while following in done:
             found = done.pop(following)
             following += 1
