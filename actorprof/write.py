@@ -1465,25 +1465,16 @@ def iter_json(data: Any, *, _level: int = 0) -> Iterator[str]:
         return
     compact = _compact_json()
     yield "["
-    if isinstance(data, list):  # held already: its items' texts joined a slice at a time
-        between = ",\n" + inner
-        for start in range(0, len(data), _JOINED_ITEMS):
-            part = data[start : start + _JOINED_ITEMS]
-            # an item already JSON is written as it is
-            texts = [item if type(item) is JsonText else compact(item) for item in part]
-            yield ("\n" if not start else ",\n") + inner + between.join(texts)
-        yield "\n" + "  " * _level + "]"
-        return
-    # the items' texts joined a slice at a time, as they come: a 65,536-PE
-    # export's millions of events are a few thousand pieces to write
-    between, opening, texts = ",\n" + inner, "\n", []
-    for item in data:
-        texts.append(item if type(item) is JsonText else compact(item))  # JSON: as it is
-        if len(texts) == _JOINED_ITEMS:
-            yield opening + inner + between.join(texts)
-            opening, texts = ",\n", []
-    if texts:
+    # the items' texts joined a slice at a time, a held list's and a stream's
+    # as they come (a 65,536-PE export's millions of events are a few thousand
+    # pieces to write); an item already JSON is written as it is
+    items, between, opening = iter(data), ",\n" + inner, "\n"
+    while texts := [
+        item if type(item) is JsonText else compact(item)
+        for item in itertools.islice(items, _JOINED_ITEMS)
+    ]:
         yield opening + inner + between.join(texts)
+        opening = ",\n"
     yield "\n" + "  " * _level + "]"
 
 
