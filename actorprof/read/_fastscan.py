@@ -696,21 +696,21 @@ def _time_range(tail: U64, buf: NDArray[np.uint8], ends: I64, width: int) -> tup
 
     Same-length digit strings (the dot is at a fixed place) order like their
     values, so two big-endian words per line compare as the numbers would.
-    Within a block the first word is nearly always the same on every line
-    (the seconds' leading digits): then the last word alone orders the lines.
+    Within a block the characters before the last word are nearly always
+    the same on every line (:func:`_same_before_last_word`): then the last
+    word alone orders the lines.
     """
-    if width <= 16:
-        head = _bytes_at(tail, 32 - width)
-    else:  # 17 characters: the first must be the same on every line
-        lead = tail[:, 1] >> np.uint64(56)
-        if not (lead == lead[0]).all():
-            return None
-        head = tail[:, 2]
     last = tail[:, 3].byteswap()
-    if (head == head[0]).all():
+    if _same_before_last_word(tail, width - 7):
         rows = [int(last.argmin()), int(last.argmax())]
     else:
-        first = head.byteswap()
+        if width <= 16:
+            first = _bytes_at(tail, 32 - width).byteswap()
+        else:  # 17 characters: the first must be the same on every line
+            lead = tail[:, 1] >> np.uint64(56)
+            if not (lead == lead[0]).all():
+                return None
+            first = tail[:, 2].byteswap()
         rows = []
         for pick in (np.min, np.max):
             at = np.flatnonzero(first == pick(first))
