@@ -180,16 +180,9 @@ def reduce_papi(
     errors, the first in file order.
     """
     engine = engine or Engine()
-    if engine.split_bytes < 1 or engine.block_bytes < 1:
-        raise UsageError("split_bytes and block_bytes must be >= 1")
-    files, spec = papi_plan(
-        path, phase=phase, num_pes=num_pes, counters=counters, report=report, sizes=False
+    files, spec, by_count = _planned(
+        path, phase, num_pes, counters, report, engine, cached=engine.cache
     )
-    # planned by count from Engine.count_plan_files on, without the cache (which
-    # keeps the stats), as the logical read is: no stat of every file first
-    by_count = not engine.cache and len(files) >= engine.count_plan_files
-    if not by_count:
-        stat_planned(files, report)
     names = _counters(spec)
     # the columns the reduction uses; the others are checked, not converted
     spec = replace(spec, keep=("src_pe", "dst_pe", "mailbox", "num_sends", *names))
@@ -267,14 +260,7 @@ def reduce_papi_times(
     converted (the others are checked, as in every read).
     """
     engine = engine or Engine()
-    if engine.split_bytes < 1 or engine.block_bytes < 1:
-        raise UsageError("split_bytes and block_bytes must be >= 1")
-    files, spec = papi_plan(
-        path, phase=phase, num_pes=num_pes, counters=None, report=report, sizes=False
-    )
-    by_count = len(files) >= engine.count_plan_files  # no cache here: never stat'ed first
-    if not by_count:
-        stat_planned(files, report)
+    files, spec, by_count = _planned(path, phase, num_pes, None, report, engine, cached=False)
     spec = replace(spec, keep=("src_pe", "dst_pe", "mailbox", "time_s"))
     if progress is not None:
         progress.begin(report.bytes_planned, report.files_planned)
@@ -362,6 +348,31 @@ def papi_times_unit(unit: PapiTimesUnit, progress: ProgressSink | None = None) -
 
 _Unit = TypeVar("_Unit", bound=PapiUnit)
 _Result = TypeVar("_Result", PapiUnitResult, PapiTimesResult)
+
+
+def _planned(
+    path: str | PathLike[str],
+    phase: str | None,
+    num_pes: int | None,
+    counters: Sequence[str] | None,
+    report: ReadReport,
+    engine: Engine,
+    *,
+    cached: bool,
+) -> tuple[list[TraceFile], CsvSpec, bool]:
+    """The files and line shape of a read (:func:`papi_plan`), and whether
+    it is planned by count: from :attr:`Engine.count_plan_files` files on,
+    unless ``cached`` (the cache keeps the stats), as the logical read is,
+    no file stat'ed first; else each file's size is planned."""
+    if engine.split_bytes < 1 or engine.block_bytes < 1:
+        raise UsageError("split_bytes and block_bytes must be >= 1")
+    files, spec = papi_plan(
+        path, phase=phase, num_pes=num_pes, counters=counters, report=report, sizes=False
+    )
+    by_count = not cached and len(files) >= engine.count_plan_files
+    if not by_count:
+        stat_planned(files, report)
+    return files, spec, by_count
 
 
 def _units(
